@@ -1,0 +1,32 @@
+/** Frames a client sends to the server (PROTOCOL.md section 3). */
+import * as v from 'valibot';
+import { Limits, PROTOCOL_VERSION } from './constants.js';
+
+export const HelloFrameSchema = v.object({
+  type: v.literal('hello'),
+  protocol: v.literal(PROTOCOL_VERSION),
+  /** The session to resume; omitted for a new one. */
+  sessionId: v.optional(v.pipe(v.string(), v.maxLength(Limits.sessionId))),
+  token: v.optional(v.pipe(v.string(), v.maxLength(Limits.token))),
+});
+
+export const SendFrameSchema = v.object({
+  type: v.literal('send'),
+  text: v.pipe(v.string(), v.minLength(1), v.maxLength(Limits.messageText)),
+  /** Lets the sender match the `user_message` echo to what it typed. */
+  clientMessageId: v.optional(v.pipe(v.string(), v.maxLength(Limits.clientMessageId))),
+});
+
+export const AbortFrameSchema = v.object({ type: v.literal('abort') });
+
+export type HelloFrame = v.InferOutput<typeof HelloFrameSchema>;
+export type SendFrame = v.InferOutput<typeof SendFrameSchema>;
+export type AbortFrame = v.InferOutput<typeof AbortFrameSchema>;
+export type ClientFrame = HelloFrame | SendFrame | AbortFrame;
+
+/** Schema of each client frame, by its `type`. */
+export const clientFrameSchemas = {
+  hello: HelloFrameSchema,
+  send: SendFrameSchema,
+  abort: AbortFrameSchema,
+} as const;

@@ -1,0 +1,60 @@
+/**
+ * Named constants of the wire contract (PROTOCOL.md sections 2 and 3).
+ * Kept free of imports so that any frontend can take them without the schemas.
+ */
+
+/** The protocol version a `hello` frame must name. */
+export const PROTOCOL_VERSION = 1;
+
+/** WebSocket close codes the server uses, and what each means to a client. */
+export const CloseCode = {
+  /** Server shutting down: reconnect and resume. */
+  GoingAway: 1001,
+  /** A binary frame was sent; the protocol is JSON text only. */
+  UnsupportedData: 1003,
+  /** Too many frames, or a socket that stays too far behind. */
+  PolicyViolation: 1008,
+  /** A frame over the size limit. */
+  MessageTooBig: 1009,
+  /** The first frame was not a valid `hello`. */
+  BadHello: 4400,
+  /** The token was wrong or missing. */
+  Unauthorized: 4401,
+  /** No `hello` arrived in time. */
+  HelloTimeout: 4408,
+} as const;
+export type CloseCode = (typeof CloseCode)[keyof typeof CloseCode];
+
+/** The `code` of an `error` frame. */
+export const ErrorCode = {
+  /** Not JSON, not an object, a field missing or of the wrong type. */
+  BadFrame: 'bad_frame',
+  /** A `type` the receiver does not know. */
+  UnknownType: 'unknown_type',
+  /** `send` while a turn runs. */
+  Busy: 'busy',
+  /** Too many `send` in a window; the message says when to retry. */
+  RateLimited: 'rate_limited',
+  /** The model provider failed; the message says how. */
+  Upstream: 'upstream',
+  /** A tool failed in a way that ended the turn. */
+  Tool: 'tool',
+  /** The server is restarting; the turn ended. */
+  ShuttingDown: 'shutting_down',
+  /** A bug; the message carries an id to find it in the logs. */
+  Internal: 'internal',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/**
+ * Upper bounds on what a client may send. The server's frame size limit (64 KiB by
+ * default) still applies on top; these keep one field from taking all of it.
+ * 16,000 characters of CJK text are 48 KB of UTF-8, so a full-length message always
+ * fits in a default-sized frame.
+ */
+export const Limits = {
+  messageText: 16_000,
+  sessionId: 64,
+  clientMessageId: 64,
+  token: 1_024,
+} as const;

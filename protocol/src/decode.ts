@@ -1,0 +1,55 @@
+/**
+ * Runtime validation of frames in both directions with the valibot schemas. Nothing
+ * here throws: every way a frame can be wrong comes back as a `FrameError` that names
+ * the field and the reason, ready to be sent as an `error` frame or logged.
+ */
+import * as v from 'valibot';
+import { clientFrameSchemas, type ClientFrame } from './client-frames.js';
+import { badFrame, frameType, kindOf, parseJson, type Decoded } from './frame-errors.js';
+import { serverFrameSchemas, type ServerFrame } from './server-frames.js';
+
+export type { Decoded, FrameError } from './frame-errors.js';
+
+function describeIssue(issue: v.BaseIssue<unknown>): string {
+  // Type mismatches: valibot's own message quotes the received value, which may be a
+  // megabyte of text. Say what kind of value it was instead.
+  if (issue.kind === 'schema') {
+    if (issue.input === undefined) return 'required';
+    return `expected ${issue.expected ?? 'another value'}, received ${kindOf(issue.input)}`;
+  }
+  // Validation issues (length, range, integer) report sizes and numbers, never text.
+  return `expected ${issue.expected ?? 'another value'}, received ${issue.received}`;
+}
+
+function parseWith<T>(table: Record<string, v.GenericSchema>, value: unknown): Decoded<T> {
+  const envelope = frameType(value, table);
+  if (!envelope.ok) return envelope;
+  const result = v.safeParse(table[envelope.type]!, value, { abortEarly: true });
+  if (result.success) return { ok: true, frame: result.output as T };
+  const issue = result.issues[0];
+  const field = v.getDotPath(issue) ?? undefined;
+  const where = field === undefined ? envelope.type : `${envelope.type}.${field}`;
+  return badFrame(`${where}: ${describeIssue(issue)}`, field);
+}
+
+/** Validates a value that is meant to be a client frame. */
+export function parseClientFrame(value: unknown): Decoded<ClientFrame> {
+  return parseWith<ClientFrame>(clientFrameSchemas, value);
+}
+
+/** Validates a value that is meant to be a server frame. */
+export function parseServerFrame(value: unknown): Decoded<ServerFrame> {
+  return parseWith<ServerFrame>(serverFrameSchemas, value);
+}
+
+/** Parses and validates the text of a WebSocket frame from a client. */
+export function decodeClientFrame(text: string): Decoded<ClientFrame> {
+  const json = parseJson(text);
+  return json.ok ? parseClientFrame(json.value) : json;
+}
+
+/** Parses and validates the text of a WebSocket frame from the server. */
+export function decodeServerFrame(text: string): Decoded<ServerFrame> {
+  const json = parseJson(text);
+  return json.ok ? parseServerFrame(json.value) : json;
+}

@@ -1,0 +1,94 @@
+/**
+ * Builds the published JSON Schema of the whole protocol from the valibot schemas, so
+ * frontends in other languages validate frames by the same rules as this package.
+ * Written to schema/aalis-protocol.schema.json by scripts/write-json-schema.mjs; a test
+ * fails when the checked-in file and this output differ.
+ */
+import { toJsonSchemaDefs } from '@valibot/to-json-schema';
+import type * as v from 'valibot';
+import { PROTOCOL_VERSION } from './constants.js';
+import { clientFrameSchemas } from './client-frames.js';
+import { serverFrameSchemas } from './server-frames.js';
+import * as shapes from './shapes.js';
+
+const named = {
+  Usage: shapes.UsageSchema,
+  ToolCallProgress: shapes.ToolCallProgressSchema,
+  ToolCall: shapes.ToolCallSchema,
+  ChatStreamChunk: shapes.ChatStreamChunkSchema,
+  StreamChunkMessage: shapes.StreamChunkMessageSchema,
+  ToolCallProgressEntry: shapes.ToolCallProgressEntrySchema,
+  TextPart: shapes.TextPartSchema,
+  ReasoningPart: shapes.ReasoningPartSchema,
+  ToolCallPart: shapes.ToolCallPartSchema,
+  Part: shapes.PartSchema,
+  ChatMessage: shapes.ChatMessageSchema,
+};
+
+const frameName = (type: string, side: 'Client' | 'Server'): string =>
+  `${side}_${type}`.replace(/_(\w)/g, (_, c: string) => c.toUpperCase()) + 'Frame';
+
+export function buildJsonSchema(): Record<string, unknown> {
+  const frames: Record<string, v.GenericSchema> = {};
+  for (const [type, schema] of Object.entries(clientFrameSchemas)) frames[frameName(type, 'Client')] = schema;
+  for (const [type, schema] of Object.entries(serverFrameSchemas)) frames[frameName(type, 'Server')] = schema;
+  const definitions = toJsonSchemaDefs(
+    { ...named, ...frames },
+    { errorMode: 'throw', target: 'draft-2020-12' },
+  );
+  const refs = (side: 'Client' | 'Server', table: object) =>
+    Object.keys(table).map((type) => ({ $ref: `#/$defs/${frameName(type, side)}` }));
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: `https://aalis.chat/protocol/v${PROTOCOL_VERSION}.schema.json`,
+    title: `Aalis chat wire protocol, version ${PROTOCOL_VERSION}`,
+    description:
+      'Every WebSocket text frame is one JSON object matching ClientFrame (client to server) or ServerFrame (server to client). Receivers ignore unknown fields. See PROTOCOL.md.',
+    oneOf: [{ $ref: '#/$defs/ClientFrame' }, { $ref: '#/$defs/ServerFrame' }],
+    $defs: {
+      ClientFrame: { oneOf: refs('Client', clientFrameSchemas) },
+      ServerFrame: { oneOf: refs('Server', serverFrameSchemas) },
+      ...definitions,
+    },
+  };
+}
+
+/**
+ * The part of the schema that a browser needs to check server frames: each server
+ * frame's schema by `type`, and the definitions they reach. Written to
+ * src/generated/server-frame-checks.ts for client-decode.ts.
+ */
+export function buildServerFrameChecks(): { frames: Record<string, unknown>; defs: Record<string, unknown> } {
+  const all = buildJsonSchema().$defs as Record<string, unknown>;
+  const frames: Record<string, unknown> = {};
+  for (const type of Object.keys(serverFrameSchemas)) frames[type] = all[frameName(type, 'Server')];
+  const defs: Record<string, unknown> = {};
+  const visit = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null) return;
+    const ref = (node as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string') {
+      const name = ref.slice(ref.lastIndexOf('/') + 1);
+      if (!(name in defs)) {
+        defs[name] = all[name];
+        visit(all[name]);
+      }
+    }
+    Object.values(node).forEach(visit);
+  };
+  visit(frames);
+  return { frames, defs: Object.fromEntries(Object.entries(defs).sort(([a], [b]) => a.localeCompare(b))) };
+}
+
+/** Source text of src/generated/server-frame-checks.ts. */
+export function serverFrameChecksModule(): string {
+  return [
+    '// Generated from the valibot schemas by `npm run schema -w @aalis/protocol`. Do not edit.',
+    "import type { JsonSchema } from '../json-check.js';",
+    '',
+    'export const serverFrameChecks: {',
+    '  frames: Readonly<Record<string, JsonSchema>>;',
+    '  defs: Readonly<Record<string, JsonSchema>>;',
+    `} = ${JSON.stringify(buildServerFrameChecks())};`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,199 @@
+/**
+ * The one reducer from frames to a view (PROTOCOL.md section 4). The server builds each
+ * session's stream buffer with it and takes `stream_resume` snapshots from it; the
+ * widget renders what it returns. Pure: a new view out, the old one untouched.
+ *
+ * Times in a view are on the server's clock. Frames that carry no time (`stream`,
+ * `tool_execute`) are stamped with the `now` the caller passes: the server passes its
+ * own clock, a client passes its clock converted with the server offset (see clock.ts).
+ */
+import type { AbortFrame } from './client-frames.js';
+import type { ServerFrame, StreamFrame, StreamResumeFrame, ToolExecuteFrame } from './server-frames.js';
+import type { ChatMessage, Part, ToolCallPart, ToolCallProgressEntry, Usage } from './shapes.js';
+
+/** The running turn: what the assistant produced so far and the tool calls being written. */
+export interface TurnView {
+  parts: readonly Part[];
+  /** Summed over the turn's finished model rounds. */
+  usage?: Usage;
+  /** By tool-call index: the calls whose arguments are streaming right now. */
+  toolCallsProgress: ReadonlyMap<number, ToolCallProgressEntry>;
+}
+
+export interface ChatView {
+  sessionId: string | null;
+  /** The session's finished messages, oldest first. */
+  messages: readonly ChatMessage[];
+  /** The turn in progress, or null when none runs. */
+  turn: TurnView | null;
+}
+
+/** Frames the reducer understands: every server frame, and `abort` for a client that stops at once. */
+export type ViewFrame = ServerFrame | AbortFrame;
+
+const NO_PROGRESS: ReadonlyMap<number, ToolCallProgressEntry> = new Map();
+
+export const emptyView: ChatView = Object.freeze({ sessionId: null, messages: [], turn: null });
+
+const emptyTurn = (): TurnView => ({ parts: [], toolCallsProgress: NO_PROGRESS });
+
+export function reduce(view: ChatView, frame: ViewFrame, now: number): ChatView {
+  if (frame.type === 'ready') {
+    // A (re)bound connection: the history is the server's, nothing else carries over.
+    return { sessionId: frame.sessionId, messages: frame.messages, turn: null };
+  }
+  if (frame.type === 'abort') return withTurn(view, view.turn && clearProgress(view.turn));
+  // A frame for another session (a connection rebound by a later hello) changes nothing.
+  if (frame.sessionId !== undefined && view.sessionId !== null && frame.sessionId !== view.sessionId) {
+    return view;
+  }
+  switch (frame.type) {
+    case 'user_message':
+      // A new turn starts from nothing.
+      return { ...view, messages: appendMessage(view.messages, frame.message), turn: emptyTurn() };
+    case 'stream':
+      return withTurn(view, applyStream(view.turn ?? emptyTurn(), frame, now));
+    case 'tool_execute':
+      return withTurn(view, applyToolExecute(view.turn ?? emptyTurn(), frame, now));
+    case 'stream_resume':
+      return withTurn(view, turnFromSnapshot(frame));
+    case 'message':
+      return { ...view, messages: appendMessage(view.messages, frame.message), turn: null };
+    case 'error':
+      // Only errors addressed to the session concern its turn; the turn itself ends
+      // with the `message` that follows.
+      return frame.sessionId === undefined ? view : withTurn(view, view.turn && clearProgress(view.turn));
+    default:
+      return view;
+  }
+}
+
+/**
+ * The `stream_resume` frame for a view: everything of the running turn, so that a client
+ * that applies it and then the frames after it sees what a client that never left sees.
+ * Null when no turn runs.
+ */
+export function snapshot(view: ChatView, serverTime: number): StreamResumeFrame | null {
+  if (view.turn === null || view.sessionId === null) return null;
+  const frame: StreamResumeFrame = {
+    type: 'stream_resume',
+    sessionId: view.sessionId,
+    serverTime,
+    parts: [...view.turn.parts],
+    toolCallsProgress: progressList(view.turn),
+  };
+  if (view.turn.usage) frame.usage = view.turn.usage;
+  return frame;
+}
+
+/** The turn's pending tool calls, sorted by index: the order cards are shown in. */
+export function progressList(turn: TurnView): ToolCallProgressEntry[] {
+  return [...turn.toolCallsProgress.values()].sort((a, b) => a.index - b.index);
+}
+
+function withTurn(view: ChatView, turn: TurnView | null): ChatView {
+  return turn === view.turn ? view : { ...view, turn };
+}
+
+function clearProgress(turn: TurnView): TurnView {
+  return turn.toolCallsProgress.size === 0 ? turn : { ...turn, toolCallsProgress: NO_PROGRESS };
+}
+
+function applyStream(turn: TurnView, frame: StreamFrame, now: number): TurnView {
+  let { parts, usage, toolCallsProgress } = turn;
+  // An empty delta is no delta: it neither makes an empty part nor ends the tool-call phase.
+  if (frame.reasoningDelta) {
+    parts = appendText(parts, 'reasoning', frame.reasoningDelta);
+    toolCallsProgress = NO_PROGRESS;
+  }
+  if (frame.contentDelta) {
+    parts = appendText(parts, 'text', frame.contentDelta);
+    toolCallsProgress = NO_PROGRESS;
+  }
+  if (frame.toolCallProgress) {
+    const { index, name, charsAccumulated } = frame.toolCallProgress;
+    const known = toolCallsProgress.get(index);
+    const next = new Map(toolCallsProgress);
+    next.set(index, {
+      index,
+      // A fragment without the name never takes back one already known.
+      name: name || (known?.name ?? ''),
+      charsAccumulated,
+      startedAt: known?.startedAt ?? now,
+      updatedAt: now,
+    });
+    toolCallsProgress = next;
+  }
+  if (frame.usage) usage = addUsage(usage, frame.usage);
+  if (frame.done) toolCallsProgress = NO_PROGRESS;
+  const changed =
+    parts !== turn.parts || usage !== turn.usage || toolCallsProgress !== turn.toolCallsProgress;
+  if (!changed) return turn;
+  return usage ? { parts, usage, toolCallsProgress } : { parts, toolCallsProgress };
+}
+
+function applyToolExecute(turn: TurnView, frame: ToolExecuteFrame, now: number): TurnView {
+  if (frame.phase === 'start') {
+    const part: ToolCallPart = {
+      type: 'tool_call',
+      callId: frame.callId,
+      index: frame.index,
+      name: frame.name,
+      arguments: frame.arguments,
+      status: 'running',
+      startedAt: now,
+    };
+    // The real tool-call block takes over from the pending cards.
+    return { ...turn, parts: [...turn.parts, part], toolCallsProgress: NO_PROGRESS };
+  }
+  // Matched by callId, never by name: the same tool may run twice at once.
+  const at = turn.parts.findIndex((p) => p.type === 'tool_call' && p.callId === frame.callId);
+  const started = at >= 0 ? (turn.parts[at] as ToolCallPart) : undefined;
+  const startedAt = started?.startedAt ?? now - (frame.durationMs ?? 0);
+  const ended: ToolCallPart = {
+    type: 'tool_call',
+    callId: frame.callId,
+    index: frame.index,
+    name: frame.name,
+    arguments: started ? started.arguments : frame.arguments,
+    status: frame.isError ? 'error' : 'done',
+    startedAt,
+    // The server measured the run; a receipt time would add network delay to it.
+    endedAt: frame.durationMs === undefined ? now : startedAt + frame.durationMs,
+  };
+  if (frame.result !== undefined) ended.result = frame.result;
+  const parts = at >= 0 ? turn.parts.map((p, i) => (i === at ? ended : p)) : [...turn.parts, ended];
+  return { ...turn, parts };
+}
+
+function turnFromSnapshot(frame: StreamResumeFrame): TurnView {
+  const toolCallsProgress = new Map(frame.toolCallsProgress.map((entry) => [entry.index, entry] as const));
+  const turn: TurnView = {
+    parts: frame.parts,
+    toolCallsProgress: toolCallsProgress.size ? toolCallsProgress : NO_PROGRESS,
+  };
+  if (frame.usage) turn.usage = frame.usage;
+  return turn;
+}
+
+/** Adjacent text of the same kind is one part, however many deltas it came in. */
+function appendText(parts: readonly Part[], type: 'text' | 'reasoning', delta: string): Part[] {
+  const last = parts[parts.length - 1];
+  if (last?.type === type) return [...parts.slice(0, -1), { type, text: last.text + delta }];
+  return [...parts, { type, text: delta }];
+}
+
+function appendMessage(messages: readonly ChatMessage[], message: ChatMessage): ChatMessage[] {
+  // The same message twice (a replay after reconnecting) replaces, never duplicates.
+  const at = messages.findIndex((m) => m.id === message.id);
+  return at >= 0 ? messages.map((m, i) => (i === at ? message : m)) : [...messages, message];
+}
+
+function addUsage(a: Usage | undefined, b: Usage): Usage {
+  if (!a) return b;
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}

@@ -1,0 +1,109 @@
+/** Frames the server sends to a client (PROTOCOL.md section 3). */
+import * as v from 'valibot';
+import {
+  ChatMessageSchema,
+  CountSchema,
+  PartSchema,
+  StreamChunkMessageSchema,
+  TimestampSchema,
+  ToolCallProgressEntrySchema,
+  UsageSchema,
+} from './shapes.js';
+
+/** Answer to `hello`: the session and its history. */
+export const ReadyFrameSchema = v.object({
+  type: v.literal('ready'),
+  sessionId: v.string(),
+  serverTime: TimestampSchema,
+  messages: v.array(ChatMessageSchema),
+  /** False when the asked-for session was unknown and a new one was made. */
+  resumed: v.boolean(),
+});
+
+/** A user message was accepted; every connection of the session gets it. */
+export const UserMessageFrameSchema = v.object({
+  type: v.literal('user_message'),
+  sessionId: v.string(),
+  message: ChatMessageSchema,
+  /** Echoes the `clientMessageId` of the `send` that made it. */
+  clientMessageId: v.optional(v.string()),
+});
+
+/** One agent stream chunk: a `StreamChunkMessage` on the wire. */
+export const StreamFrameSchema = v.object({
+  type: v.literal('stream'),
+  ...StreamChunkMessageSchema.entries,
+});
+
+/** A tool really runs (`start`) or finished (`end`); matched by `callId`, never by name. */
+export const ToolExecuteFrameSchema = v.object({
+  type: v.literal('tool_execute'),
+  sessionId: v.string(),
+  phase: v.picklist(['start', 'end']),
+  callId: v.string(),
+  index: CountSchema,
+  name: v.string(),
+  /** The parsed JSON value; the raw text when it was not valid JSON. */
+  arguments: v.unknown(),
+  result: v.optional(v.unknown()),
+  isError: v.optional(v.boolean()),
+  durationMs: v.optional(v.pipe(v.number(), v.minValue(0))),
+});
+
+/** Everything of the running turn so far, sent right after `ready`. */
+export const StreamResumeFrameSchema = v.object({
+  type: v.literal('stream_resume'),
+  sessionId: v.string(),
+  serverTime: TimestampSchema,
+  parts: v.array(PartSchema),
+  /** Sorted by `index`, ascending. */
+  toolCallsProgress: v.array(ToolCallProgressEntrySchema),
+  /** Token usage of the turn's finished rounds so far. */
+  usage: v.optional(UsageSchema),
+});
+
+/** The turn ended: the final assistant message as stored. */
+export const MessageFrameSchema = v.object({
+  type: v.literal('message'),
+  sessionId: v.string(),
+  message: ChatMessageSchema,
+});
+
+/**
+ * A clear, human-readable error. With `sessionId` it concerns the session's turn and
+ * every connection of the session gets it; without, only the connection that caused it.
+ */
+export const ErrorFrameSchema = v.object({
+  type: v.literal('error'),
+  /** One of `ErrorCode`; a client treats a code it does not know as a plain error. */
+  code: v.string(),
+  message: v.string(),
+  sessionId: v.optional(v.string()),
+});
+
+export type ReadyFrame = v.InferOutput<typeof ReadyFrameSchema>;
+export type UserMessageFrame = v.InferOutput<typeof UserMessageFrameSchema>;
+export type StreamFrame = v.InferOutput<typeof StreamFrameSchema>;
+export type ToolExecuteFrame = v.InferOutput<typeof ToolExecuteFrameSchema>;
+export type StreamResumeFrame = v.InferOutput<typeof StreamResumeFrameSchema>;
+export type MessageFrame = v.InferOutput<typeof MessageFrameSchema>;
+export type ErrorFrame = v.InferOutput<typeof ErrorFrameSchema>;
+export type ServerFrame =
+  | ReadyFrame
+  | UserMessageFrame
+  | StreamFrame
+  | ToolExecuteFrame
+  | StreamResumeFrame
+  | MessageFrame
+  | ErrorFrame;
+
+/** Schema of each server frame, by its `type`. */
+export const serverFrameSchemas = {
+  ready: ReadyFrameSchema,
+  user_message: UserMessageFrameSchema,
+  stream: StreamFrameSchema,
+  tool_execute: ToolExecuteFrameSchema,
+  stream_resume: StreamResumeFrameSchema,
+  message: MessageFrameSchema,
+  error: ErrorFrameSchema,
+} as const;

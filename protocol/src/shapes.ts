@@ -1,0 +1,118 @@
+/**
+ * The shapes that frames are made of (PROTOCOL.md sections 1 and 3), as valibot
+ * schemas. Each TypeScript type is inferred from its schema, so the runtime check,
+ * the static type and the published JSON Schema can never drift apart.
+ *
+ * Objects are `v.object`: unknown keys are dropped when parsing (a receiver ignores
+ * fields it does not know) and the JSON Schema allows them (additions are allowed).
+ */
+import * as v from 'valibot';
+
+/** A whole number that cannot be negative: indexes, counts, durations. */
+export const CountSchema = v.pipe(v.number(), v.integer(), v.minValue(0));
+
+/** Epoch milliseconds on the server's clock. (JSON has no Infinity or NaN to rule out.) */
+export const TimestampSchema = v.pipe(v.number(), v.minValue(0));
+
+export const UsageSchema = v.object({
+  promptTokens: CountSchema,
+  completionTokens: CountSchema,
+  totalTokens: CountSchema,
+});
+export type Usage = v.InferOutput<typeof UsageSchema>;
+
+/** What a provider knows about one tool call while its arguments are still streaming. */
+export const ToolCallProgressSchema = v.object({
+  /** `tool_calls[i].index` in this model round. */
+  index: CountSchema,
+  /** The function name; `''` until a fragment has carried it. */
+  name: v.string(),
+  /** Length of the arguments text so far, in UTF-16 units; absolute, not a delta. */
+  charsAccumulated: CountSchema,
+});
+export type ToolCallProgress = v.InferOutput<typeof ToolCallProgressSchema>;
+
+/** A complete tool call as the model finished writing it. */
+export const ToolCallSchema = v.object({
+  /** The provider's call id, or one made by the server where the provider has none. */
+  id: v.string(),
+  index: CountSchema,
+  name: v.string(),
+  /** The arguments exactly as the model wrote them: JSON text, not yet parsed. */
+  arguments: v.string(),
+});
+export type ToolCall = v.InferOutput<typeof ToolCallSchema>;
+
+/** The fields a provider chunk shares with the agent's stream event and the `stream` frame. */
+const streamDeltaEntries = {
+  contentDelta: v.optional(v.string()),
+  reasoningDelta: v.optional(v.string()),
+  /** One tool index per chunk. */
+  toolCallProgress: v.optional(ToolCallProgressSchema),
+  /** Ends one model round. */
+  done: v.optional(v.boolean()),
+  usage: v.optional(UsageSchema),
+};
+
+/** What every LLM provider yields. */
+export const ChatStreamChunkSchema = v.object({
+  ...streamDeltaEntries,
+  /** Only with `done`: the complete, final tool calls of the round. */
+  toolCalls: v.optional(v.array(ToolCallSchema)),
+});
+export type ChatStreamChunk = v.InferOutput<typeof ChatStreamChunkSchema>;
+
+/** A progress entry as the server's stream buffer keeps it, and as `stream_resume` sends it. */
+export const ToolCallProgressEntrySchema = v.object({
+  ...ToolCallProgressSchema.entries,
+  /** When this index was first seen. Kept across updates, so elapsed time continues. */
+  startedAt: TimestampSchema,
+  /** When this index last changed; a client tells a stalled model by it. */
+  updatedAt: TimestampSchema,
+});
+export type ToolCallProgressEntry = v.InferOutput<typeof ToolCallProgressEntrySchema>;
+
+export const TextPartSchema = v.object({ type: v.literal('text'), text: v.string() });
+export const ReasoningPartSchema = v.object({ type: v.literal('reasoning'), text: v.string() });
+export const ToolCallPartSchema = v.object({
+  type: v.literal('tool_call'),
+  callId: v.string(),
+  index: CountSchema,
+  name: v.string(),
+  /** The parsed arguments; the raw text when it was not valid JSON. */
+  arguments: v.unknown(),
+  status: v.picklist(['running', 'done', 'error']),
+  /** The tool's result, or the error it reported when `status` is `'error'`. */
+  result: v.optional(v.unknown()),
+  startedAt: TimestampSchema,
+  endedAt: v.optional(TimestampSchema),
+});
+export const PartSchema = v.variant('type', [TextPartSchema, ReasoningPartSchema, ToolCallPartSchema]);
+export type TextPart = v.InferOutput<typeof TextPartSchema>;
+export type ReasoningPart = v.InferOutput<typeof ReasoningPartSchema>;
+export type ToolCallPart = v.InferOutput<typeof ToolCallPartSchema>;
+export type Part = v.InferOutput<typeof PartSchema>;
+
+export const MessageStatusSchema = v.picklist(['complete', 'aborted', 'error']);
+export type MessageStatus = v.InferOutput<typeof MessageStatusSchema>;
+
+export const ChatMessageSchema = v.object({
+  id: v.string(),
+  role: v.picklist(['user', 'assistant']),
+  parts: v.array(PartSchema),
+  createdAt: TimestampSchema,
+  /** Assistant messages only: how the turn ended. */
+  status: v.optional(MessageStatusSchema),
+  usage: v.optional(UsageSchema),
+});
+export type ChatMessage = v.InferOutput<typeof ChatMessageSchema>;
+
+/**
+ * The agent's event on `outbound:stream`: a provider chunk forwarded unchanged for a
+ * session. The final tool calls stay behind: they reach clients as `tool_execute`.
+ */
+export const StreamChunkMessageSchema = v.object({
+  sessionId: v.string(),
+  ...streamDeltaEntries,
+});
+export type StreamChunkMessage = v.InferOutput<typeof StreamChunkMessageSchema>;

@@ -1,0 +1,155 @@
+/** fast-check generators of valid frames, and of frames with one thing wrong in them. */
+import fc from 'fast-check';
+import type { ChatMessage, Part, ServerFrame } from '../src/index.js';
+
+const count = fc.nat(100_000);
+const time = fc.nat(2_000_000_000_000);
+const id = fc.string({ minLength: 1, maxLength: 12 });
+const usage = fc.record({ promptTokens: count, completionTokens: count, totalTokens: count });
+
+const part: fc.Arbitrary<Part> = fc.oneof(
+  fc.record({ type: fc.constant('text' as const), text: fc.string() }),
+  fc.record({ type: fc.constant('reasoning' as const), text: fc.string() }),
+  fc.record(
+    {
+      type: fc.constant('tool_call' as const),
+      callId: id,
+      index: count,
+      name: fc.string(),
+      arguments: fc.jsonValue(),
+      status: fc.constantFrom('running' as const, 'done' as const, 'error' as const),
+      result: fc.jsonValue(),
+      startedAt: time,
+      endedAt: time,
+    },
+    { requiredKeys: ['type', 'callId', 'index', 'name', 'arguments', 'status', 'startedAt'] },
+  ),
+);
+
+const message: fc.Arbitrary<ChatMessage> = fc.record(
+  {
+    id,
+    role: fc.constantFrom('user' as const, 'assistant' as const),
+    parts: fc.array(part, { maxLength: 4 }),
+    createdAt: time,
+    status: fc.constantFrom('complete' as const, 'aborted' as const, 'error' as const),
+    usage,
+  },
+  { requiredKeys: ['id', 'role', 'parts', 'createdAt'] },
+);
+
+const progress = fc.record({ index: count, name: fc.string(), charsAccumulated: count });
+const entry = fc.record({
+  index: count,
+  name: fc.string(),
+  charsAccumulated: count,
+  startedAt: time,
+  updatedAt: time,
+});
+
+export const serverFrame: fc.Arbitrary<ServerFrame> = fc.oneof(
+  fc.record({
+    type: fc.constant('ready' as const),
+    sessionId: id,
+    serverTime: time,
+    messages: fc.array(message, { maxLength: 3 }),
+    resumed: fc.boolean(),
+  }),
+  fc.record(
+    { type: fc.constant('user_message' as const), sessionId: id, message, clientMessageId: id },
+    { requiredKeys: ['type', 'sessionId', 'message'] },
+  ),
+  fc.record(
+    {
+      type: fc.constant('stream' as const),
+      sessionId: id,
+      contentDelta: fc.string(),
+      reasoningDelta: fc.string(),
+      toolCallProgress: progress,
+      done: fc.boolean(),
+      usage,
+    },
+    { requiredKeys: ['type', 'sessionId'] },
+  ),
+  fc.record(
+    {
+      type: fc.constant('tool_execute' as const),
+      sessionId: id,
+      phase: fc.constantFrom('start' as const, 'end' as const),
+      callId: id,
+      index: count,
+      name: fc.string(),
+      arguments: fc.jsonValue(),
+      result: fc.jsonValue(),
+      isError: fc.boolean(),
+      durationMs: count,
+    },
+    { requiredKeys: ['type', 'sessionId', 'phase', 'callId', 'index', 'name', 'arguments'] },
+  ),
+  fc.record(
+    {
+      type: fc.constant('stream_resume' as const),
+      sessionId: id,
+      serverTime: time,
+      parts: fc.array(part, { maxLength: 4 }),
+      toolCallsProgress: fc.array(entry, { maxLength: 3 }),
+      usage,
+    },
+    { requiredKeys: ['type', 'sessionId', 'serverTime', 'parts', 'toolCallsProgress'] },
+  ),
+  fc.record({ type: fc.constant('message' as const), sessionId: id, message }),
+  fc.record(
+    { type: fc.constant('error' as const), code: fc.string(), message: fc.string(), sessionId: id },
+    { requiredKeys: ['type', 'code', 'message'] },
+  ),
+);
+
+export const clientFrame = fc.oneof(
+  fc.record(
+    {
+      type: fc.constant('hello'),
+      protocol: fc.constant(1),
+      sessionId: fc.string({ maxLength: 64 }),
+      token: fc.string(),
+    },
+    { requiredKeys: ['type', 'protocol'] },
+  ),
+  fc.record(
+    {
+      type: fc.constant('send'),
+      text: fc.string({ minLength: 1, maxLength: 200 }),
+      clientMessageId: fc.string({ maxLength: 64 }),
+    },
+    { requiredKeys: ['type', 'text'] },
+  ),
+  fc.record({ type: fc.constant('abort') }),
+);
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** Every path to a value inside `value` (not the root itself). */
+function paths(value: Json, prefix: Array<string | number> = []): Array<Array<string | number>> {
+  if (typeof value !== 'object' || value === null) return [];
+  const keys: Array<string | number> = Array.isArray(value) ? value.map((_, i) => i) : Object.keys(value);
+  return keys.flatMap((key) => {
+    const here = [...prefix, key];
+    return [here, ...paths((value as Record<string | number, Json>)[key] as Json, here)];
+  });
+}
+
+/** The frame with one value somewhere inside replaced by arbitrary JSON, or removed. */
+export function mutated(frames: fc.Arbitrary<unknown>): fc.Arbitrary<Json> {
+  return fc
+    .tuple(frames, fc.nat(), fc.option(fc.jsonValue(), { nil: undefined }))
+    .map(([frame, pick, replacement]) => {
+      const copy = JSON.parse(JSON.stringify(frame)) as Json;
+      const all = paths(copy);
+      const path = all[pick % all.length]!;
+      let parent = copy as Record<string | number, Json>;
+      for (const key of path.slice(0, -1)) parent = parent[key] as Record<string | number, Json>;
+      const last = path[path.length - 1]!;
+      if (replacement === undefined && !Array.isArray(parent)) delete parent[last];
+      else parent[last] = (replacement ?? null) as Json;
+      return copy;
+    });
+}

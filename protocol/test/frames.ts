@@ -1,0 +1,94 @@
+/** Builders for the frames the protocol tests feed the reducer, so a test reads like its story. */
+import type {
+  ChatMessage,
+  ErrorFrame,
+  MessageFrame,
+  ReadyFrame,
+  StreamFrame,
+  ToolExecuteFrame,
+  Usage,
+  UserMessageFrame,
+} from '../src/index.js';
+
+export const SESSION = 'session-1';
+
+export const ready = (messages: ChatMessage[] = [], sessionId = SESSION): ReadyFrame => ({
+  type: 'ready',
+  sessionId,
+  serverTime: 1_000,
+  messages,
+  resumed: messages.length > 0,
+});
+
+export const userMessage = (id: string, text: string): UserMessageFrame => ({
+  type: 'user_message',
+  sessionId: SESSION,
+  message: { id, role: 'user', parts: [{ type: 'text', text }], createdAt: 1_000 },
+});
+
+export const stream = (
+  fields: Omit<StreamFrame, 'type' | 'sessionId'>,
+  sessionId = SESSION,
+): StreamFrame => ({
+  type: 'stream',
+  sessionId,
+  ...fields,
+});
+
+export const text = (contentDelta: string): StreamFrame => stream({ contentDelta });
+export const reasoning = (reasoningDelta: string): StreamFrame => stream({ reasoningDelta });
+export const progress = (index: number, name: string, charsAccumulated: number): StreamFrame =>
+  stream({ toolCallProgress: { index, name, charsAccumulated } });
+export const done = (usage?: Usage): StreamFrame => stream(usage ? { done: true, usage } : { done: true });
+
+export const toolStart = (
+  callId: string,
+  index: number,
+  name: string,
+  args: unknown = {},
+): ToolExecuteFrame => ({
+  type: 'tool_execute',
+  sessionId: SESSION,
+  phase: 'start',
+  callId,
+  index,
+  name,
+  arguments: args,
+});
+
+export const toolEnd = (
+  callId: string,
+  index: number,
+  name: string,
+  result: unknown,
+  durationMs?: number,
+  isError?: boolean,
+): ToolExecuteFrame => ({
+  type: 'tool_execute',
+  sessionId: SESSION,
+  phase: 'end',
+  callId,
+  index,
+  name,
+  arguments: {},
+  result,
+  ...(durationMs === undefined ? {} : { durationMs }),
+  ...(isError === undefined ? {} : { isError }),
+});
+
+export const assistantMessage = (id: string, parts: ChatMessage['parts']): MessageFrame => ({
+  type: 'message',
+  sessionId: SESSION,
+  message: { id, role: 'assistant', parts, createdAt: 2_000, status: 'complete' },
+});
+
+export const error = (code: string, sessionId?: string): ErrorFrame =>
+  sessionId === undefined
+    ? { type: 'error', code, message: code }
+    : { type: 'error', code, message: code, sessionId };
+
+export const usage = (promptTokens: number, completionTokens: number): Usage => ({
+  promptTokens,
+  completionTokens,
+  totalTokens: promptTokens + completionTokens,
+});

@@ -1,0 +1,95 @@
+/**
+ * The resume invariant of PROTOCOL.md section 4: for every frame sequence and every cut
+ * point, a client that joins at the cut (`ready` with the history, then the snapshot)
+ * and applies the frames after it ends with the view of a client that saw them all.
+ */
+import fc from 'fast-check';
+import { expect, test } from 'vitest';
+import { emptyView, reduce, snapshot, type ChatView, type ViewFrame } from '../src/index.js';
+import {
+  SESSION,
+  assistantMessage,
+  done,
+  error,
+  progress,
+  ready,
+  reasoning,
+  stream,
+  text,
+  toolEnd,
+  toolStart,
+  usage,
+  userMessage,
+} from './frames.js';
+
+const toolName = fc.constantFrom('', 'get_weather', 'write_file', 'search');
+const callId = fc.constantFrom('call_0', 'call_1', 'call_2', 'call_3');
+const index = fc.integer({ min: 0, max: 3 });
+const delta = fc.string({ maxLength: 6 });
+const usageArb = fc.tuple(fc.nat(50), fc.nat(50)).map(([p, c]) => usage(p, c));
+
+const frameArb: fc.Arbitrary<ViewFrame> = fc.oneof(
+  { weight: 2, arbitrary: fc.uuid().map((id) => userMessage(id, 'question')) },
+  { weight: 4, arbitrary: delta.map(text) },
+  { weight: 3, arbitrary: delta.map(reasoning) },
+  { weight: 8, arbitrary: fc.tuple(index, toolName, fc.nat(5000)).map(([i, n, c]) => progress(i, n, c)) },
+  { weight: 2, arbitrary: fc.option(usageArb, { nil: undefined }).map(done) },
+  { weight: 1, arbitrary: usageArb.map((u) => stream({ usage: u })) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(callId, index, toolName, fc.jsonValue())
+      .map(([id, i, n, a]) => toolStart(id, i, n, a)),
+  },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(
+        callId,
+        index,
+        toolName,
+        fc.jsonValue(),
+        fc.option(fc.nat(900), { nil: undefined }),
+        fc.boolean(),
+      )
+      .map(([id, i, n, r, ms, isError]) => toolEnd(id, i, n, r, ms, isError)),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.uuid(), delta).map(([id, t]) => assistantMessage(id, [{ type: 'text', text: t }])),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(error('upstream', SESSION), error('busy'), { type: 'abort' } as ViewFrame),
+  },
+);
+
+/** Frames with the server-clock time each arrived at (non-decreasing, as on a real clock). */
+const timedFrames = fc
+  .array(fc.tuple(frameArb, fc.nat(400)), { minLength: 1, maxLength: 40 })
+  .map((pairs) => {
+    let now = 10_000;
+    return pairs.map(([frame, step]) => ({ frame, now: (now += step) }));
+  });
+
+const apply = (view: ChatView, timed: Array<{ frame: ViewFrame; now: number }>): ChatView =>
+  timed.reduce((v, { frame, now }) => reduce(v, frame, now), view);
+
+test('snapshot at any cut plus the remaining frames equals applying all frames', () => {
+  fc.assert(
+    fc.property(timedFrames, (timed) => {
+      const start = reduce(emptyView, ready([userMessage('u0', 'earlier').message]), 9_000);
+      const whole = apply(start, timed);
+      for (let cut = 0; cut <= timed.length; cut++) {
+        const server = apply(start, timed.slice(0, cut));
+        const at = timed[cut - 1]?.now ?? 9_000;
+        // What the server sends a connection that says hello at the cut.
+        let client = reduce(emptyView, { ...ready([...server.messages]), serverTime: at }, at);
+        const resume = snapshot(server, at);
+        if (resume) client = reduce(client, resume, at);
+        expect(apply(client, timed.slice(cut))).toEqual(whole);
+      }
+    }),
+    { numRuns: 1_000 },
+  );
+});

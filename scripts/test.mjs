@@ -1,0 +1,81 @@
+// `npm test`: every check, in order, then one summary line `N passed, N failed`.
+// Type-check and lint count as one check each; the test runners add their tests.
+// Every step runs even after a failure, so one run shows everything that is wrong.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { ensureChromium } from './ensure-chromium.mjs';
+
+const results = '.test-results';
+rmSync(results, { recursive: true, force: true });
+
+const run = (command, args, env = {}) =>
+  spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } }).status === 0;
+
+const readCounts = (file, map) => {
+  if (!existsSync(file)) return null;
+  try {
+    return map(JSON.parse(readFileSync(file, 'utf8')));
+  } catch {
+    return null;
+  }
+};
+
+const steps = [
+  {
+    name: 'type-check',
+    run: () => ({ ok: run('npx', ['tsc', '-p', 'tsconfig.json']) }),
+  },
+  {
+    name: 'lint',
+    run: () => ({ ok: run('npx', ['eslint', '.']) && run('npx', ['prettier', '--check', '.']) }),
+  },
+  {
+    name: 'node tests (vitest)',
+    run: () => {
+      const ok = run('npx', [
+        'vitest',
+        'run',
+        '--reporter=default',
+        '--reporter=json',
+        `--outputFile.json=${results}/node.json`,
+      ]);
+      const counts = readCounts(`${results}/node.json`, (r) => ({
+        passed: r.numPassedTests,
+        failed: r.numFailedTests + (r.success || r.numFailedTests ? 0 : 1),
+      }));
+      return { ok, counts };
+    },
+  },
+  {
+    name: 'browser tests (web-test-runner, Chromium)',
+    run: () => {
+      const chrome = ensureChromium();
+      const ok = run('npx', ['web-test-runner'], { CHROME_PATH: chrome });
+      return { ok, counts: readCounts(`${results}/browser.json`, (r) => r) };
+    },
+  },
+];
+
+let passed = 0;
+let failed = 0;
+const lines = [];
+for (const step of steps) {
+  console.log(`\n=== ${step.name}`);
+  const { ok, counts } = step.run();
+  if (counts === undefined) {
+    if (ok) passed++;
+    else failed++;
+    lines.push(`${ok ? 'ok  ' : 'FAIL'} ${step.name}`);
+    continue;
+  }
+  // A runner that crashed before writing its counts still failed.
+  const c = counts ?? { passed: 0, failed: 1 };
+  if (!ok && c.failed === 0) c.failed = 1;
+  passed += c.passed;
+  failed += c.failed;
+  lines.push(`${c.failed ? 'FAIL' : 'ok  '} ${step.name}: ${c.passed} passed, ${c.failed} failed`);
+}
+
+console.log('\n' + lines.join('\n'));
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,32 @@
+// Browser tests (*.browser.test.ts, and everything under widget/) in headless Debian
+// Chromium. See ../shared/ENGINEERING.md for why each option is here.
+import { esbuildPlugin } from '@web/dev-server-esbuild';
+import { defaultReporter } from '@web/test-runner';
+import { chromeLauncher } from '@web/test-runner-chrome';
+import { countsReporter } from './scripts/wtr-counts-reporter.mjs';
+
+export default {
+  files: ['{protocol,widget}/test/**/*.browser.test.ts'],
+  nodeResolve: { exportConditions: ['source', 'browser'] },
+  plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: 'widget/tsconfig.json' })],
+  browsers: [
+    chromeLauncher({
+      launchOptions: {
+        executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
+        headless: true,
+        args: [
+          '--no-sandbox',
+          '--disable-dev-shm-usage',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          '--no-first-run',
+        ],
+      },
+    }),
+  ],
+  concurrency: 1,
+  testFramework: { config: { timeout: 10000 } },
+  reporters: [defaultReporter(), countsReporter('.test-results/browser.json')],
+};
