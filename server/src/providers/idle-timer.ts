@@ -1,0 +1,32 @@
+/**
+ * A watchdog for a response stream: fires once when the stream stays silent longer than
+ * allowed. The provider aborts its request then, and reports a `timeout`.
+ */
+import { ProviderError } from './errors.js';
+
+export class IdleTimer {
+  fired = false;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly ms: number,
+    private readonly onIdle: () => void,
+  ) {}
+
+  /** (Re)starts the wait: call it when the stream starts and on every chunk. */
+  start(): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.fired = true;
+      this.onIdle();
+    }, this.ms);
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+  }
+
+  error(provider: string): ProviderError {
+    return new ProviderError('timeout', `${provider} sent nothing for ${Math.round(this.ms / 1000)} s`);
+  }
+}

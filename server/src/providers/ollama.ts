@@ -1,0 +1,211 @@
+/**
+ * Ollama's native `/api/chat` with NDJSON streaming, over plain fetch. Ollama returns
+ * each tool call whole, with `arguments` as an object: each becomes one progress chunk
+ * carrying the length of its JSON, then the final chunk. `message.thinking` becomes
+ * `reasoningDelta`.
+ */
+import type { ChatStreamChunk, Usage } from '@aalis/protocol';
+import { ProviderError, abortedError, cutOffError, errorForStatus, parseRetryAfter } from './errors.js';
+import { IdleTimer } from './idle-timer.js';
+import { defaultRetryPolicy, withRetries, type RetryPolicy } from './retry.js';
+import { ToolCallAccumulator } from './tool-call-accumulator.js';
+import type { ChatProvider, ChatRequest, ChatStreamOptions, ModelMessage } from './types.js';
+
+export const OLLAMA_DEFAULT_HOST = 'http://127.0.0.1:11434';
+
+export interface OllamaProviderOptions {
+  host?: string;
+  retry?: RetryPolicy;
+  idleTimeoutMs?: number;
+  /** Longest NDJSON line accepted; a longer one is a bad response, not unbounded memory. */
+  maxLineBytes?: number;
+}
+
+interface OllamaLine {
+  message?: {
+    content?: string;
+    thinking?: string;
+    tool_calls?: Array<{ id?: string; function?: { name?: string; arguments?: unknown } }>;
+  };
+  done?: boolean;
+  prompt_eval_count?: number;
+  eval_count?: number;
+  error?: string;
+}
+
+export class OllamaProvider implements ChatProvider {
+  readonly name = 'ollama';
+  readonly #host: string;
+
+  constructor(private readonly options: OllamaProviderOptions = {}) {
+    this.#host = (options.host ?? OLLAMA_DEFAULT_HOST).replace(/\/+$/, '');
+  }
+
+  async *chatStream(
+    request: ChatRequest,
+    { signal }: ChatStreamOptions = {},
+  ): AsyncGenerator<ChatStreamChunk> {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const idle = new IdleTimer(this.options.idleTimeoutMs ?? 180_000, () => controller.abort());
+    try {
+      if (signal?.aborted) throw abortedError(this.name);
+      const response = await withRetries(this.name, this.options.retry ?? defaultRetryPolicy, signal, () =>
+        this.#post(request, controller.signal),
+      );
+      const calls = new ToolCallAccumulator();
+      let usage: Usage | undefined;
+      let finished = false;
+      idle.start();
+      try {
+        for await (const line of ndjsonLines(response.body!, this.options.maxLineBytes ?? 8 * 1024 * 1024)) {
+          idle.start();
+          const parsed = parseLine(line);
+          if (parsed.error) throw new ProviderError('upstream', `ollama reported an error: ${parsed.error}`);
+          const message = parsed.message ?? {};
+          if (message.thinking) yield { reasoningDelta: message.thinking };
+          if (message.content) yield { contentDelta: message.content };
+          for (const call of message.tool_calls ?? []) {
+            const args = call.function?.arguments ?? {};
+            yield {
+              toolCallProgress: calls.add({
+                index: calls.size,
+                id: call.id ?? null,
+                function: {
+                  name: call.function?.name ?? '',
+                  arguments: typeof args === 'string' ? args : JSON.stringify(args),
+                },
+              }),
+            };
+          }
+          if (parsed.done) {
+            finished = true;
+            const prompt = parsed.prompt_eval_count ?? 0;
+            const completion = parsed.eval_count ?? 0;
+            usage = { promptTokens: prompt, completionTokens: completion, totalTokens: prompt + completion };
+          }
+        }
+      } catch (error) {
+        if (signal?.aborted) throw abortedError(this.name);
+        if (idle.fired) throw idle.error(this.name);
+        if (error instanceof ProviderError) throw error;
+        throw cutOffError(this.name, error);
+      }
+      if (signal?.aborted) throw abortedError(this.name);
+      if (!finished) throw cutOffError(this.name);
+      const done: ChatStreamChunk = { done: true };
+      if (calls.size) done.toolCalls = calls.calls();
+      if (usage) done.usage = usage;
+      yield done;
+    } finally {
+      idle.stop();
+      signal?.removeEventListener('abort', onAbort);
+      controller.abort();
+    }
+  }
+
+  async #post(request: ChatRequest, signal: AbortSignal): Promise<Response> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.#host}/api/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: request.model,
+          messages: request.messages.map(toOllamaMessage),
+          ...(request.tools.length
+            ? {
+                tools: request.tools.map((t) => ({
+                  type: 'function',
+                  function: { name: t.name, description: t.description, parameters: t.parameters },
+                })),
+              }
+            : {}),
+          stream: true,
+        }),
+        signal,
+      });
+    } catch (error) {
+      if (signal.aborted) throw abortedError(this.name);
+      throw new ProviderError(
+        'upstream',
+        `could not reach ollama at ${this.#host}: ${(error as Error).message}`,
+        {
+          retryable: true,
+          cause: error,
+        },
+      );
+    }
+    if (!response.ok || !response.body) {
+      const text = await response.text().catch(() => '');
+      const detail = (safeJson(text) as { error?: string } | undefined)?.error ?? text;
+      throw errorForStatus(
+        this.name,
+        response.status,
+        detail,
+        parseRetryAfter(response.headers.get('retry-after')),
+      );
+    }
+    return response;
+  }
+}
+
+function parseLine(line: string): OllamaLine {
+  const parsed = safeJson(line);
+  if (typeof parsed !== 'object' || parsed === null) {
+    throw new ProviderError('bad_response', 'ollama sent a stream line that is not a JSON object');
+  }
+  return parsed as OllamaLine;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Splits a byte stream into its non-empty lines, bounded in length. */
+async function* ndjsonLines(body: ReadableStream<Uint8Array>, maxLineBytes: number): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let buffered = '';
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    buffered += decoder.decode(value, { stream: true });
+    let newline: number;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, newline).trim();
+      buffered = buffered.slice(newline + 1);
+      if (line) yield line;
+    }
+    if (buffered.length > maxLineBytes) {
+      throw new ProviderError('bad_response', `ollama sent a line longer than ${maxLineBytes} bytes`);
+    }
+  }
+  const last = (buffered + decoder.decode()).trim();
+  if (last) yield last;
+}
+
+function toOllamaMessage(message: ModelMessage): Record<string, unknown> {
+  switch (message.role) {
+    case 'system':
+    case 'user':
+      return { role: message.role, content: message.content };
+    case 'tool':
+      return { role: 'tool', content: message.content, tool_name: message.name };
+    case 'assistant': {
+      const out: Record<string, unknown> = { role: 'assistant', content: message.content };
+      if (message.reasoning) out.thinking = message.reasoning;
+      if (message.toolCalls?.length) {
+        out.tool_calls = message.toolCalls.map((call) => ({
+          function: { name: call.name, arguments: safeJson(call.arguments) ?? {} },
+        }));
+      }
+      return out;
+    }
+  }
+}

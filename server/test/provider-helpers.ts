@@ -1,0 +1,70 @@
+/** Shared pieces of the provider tests: running a stream to its end, and an independent reading of a fixture. */
+import type { ChatStreamChunk, ToolCallProgress } from '@aalis/protocol';
+import type { ChatProvider, ChatRequest } from '../src/providers/types.js';
+
+export const request = (overrides: Partial<ChatRequest> = {}): ChatRequest => ({
+  model: 'test-model',
+  messages: [{ role: 'user', content: 'hello' }],
+  tools: [],
+  ...overrides,
+});
+
+/** Every chunk the provider yielded, and the error it ended with, if any. */
+export async function drain(
+  provider: ChatProvider,
+  req: ChatRequest = request(),
+  signal?: AbortSignal,
+): Promise<{ chunks: ChatStreamChunk[]; error?: unknown }> {
+  const chunks: ChatStreamChunk[] = [];
+  try {
+    for await (const chunk of provider.chatStream(req, signal ? { signal } : {})) chunks.push(chunk);
+    return { chunks };
+  } catch (error) {
+    return { chunks, error };
+  }
+}
+
+export const progressOf = (chunks: ChatStreamChunk[]): ToolCallProgress[] =>
+  chunks.flatMap((c) => (c.toolCallProgress ? [c.toolCallProgress] : []));
+
+export const textOf = (chunks: ChatStreamChunk[], key: 'contentDelta' | 'reasoningDelta'): string =>
+  chunks.map((c) => c[key] ?? '').join('');
+
+/**
+ * What a fixture that always names its indexes should produce, read straight from the
+ * SSE text: one progress per tool-call entry, with the running length of its arguments.
+ */
+export function expectedFromSse(text: string) {
+  const progress: ToolCallProgress[] = [];
+  const calls = new Map<number, { id: string; name: string; arguments: string }>();
+  let content = '';
+  let reasoning = '';
+  let usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | undefined;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;
+    const chunk = JSON.parse(line.slice(6));
+    if (chunk.usage) usage = chunk.usage;
+    const delta = chunk.choices[0]?.delta ?? {};
+    content += delta.content ?? '';
+    reasoning += delta.reasoning_content ?? '';
+    for (const entry of delta.tool_calls ?? []) {
+      const call = calls.get(entry.index) ?? { id: '', name: '', arguments: '' };
+      call.id ||= entry.id ?? '';
+      call.name ||= entry.function?.name ?? '';
+      call.arguments += entry.function?.arguments ?? '';
+      calls.set(entry.index, call);
+      progress.push({ index: entry.index, name: call.name, charsAccumulated: call.arguments.length });
+    }
+  }
+  return {
+    progress,
+    content,
+    reasoning,
+    toolCalls: [...calls.entries()].sort(([a], [b]) => a - b).map(([index, c]) => ({ index, ...c })),
+    usage: usage && {
+      promptTokens: usage.prompt_tokens,
+      completionTokens: usage.completion_tokens,
+      totalTokens: usage.total_tokens,
+    },
+  };
+}
