@@ -1,0 +1,85 @@
+/**
+ * Runs one complete tool call: parses its arguments, checks them against the tool's
+ * schema, and runs it under a signal that fires on abort or when its time is up. Every
+ * failure becomes an error result the model can read and correct; nothing throws.
+ */
+import type { ToolCall } from '@aalis/protocol';
+import { ToolError, type ToolContext, type ToolRegistry } from '../tools/define-tool.js';
+
+export interface ParsedCall {
+  call: ToolCall;
+  /** The parsed JSON; the raw text when it did not parse. */
+  arguments: unknown;
+  /** Why the call cannot run, decided before it starts. */
+  refusal?: string;
+}
+
+export interface ToolOutcome {
+  result: unknown;
+  isError: boolean;
+}
+
+export function parseCall(call: ToolCall, tools: ToolRegistry): ParsedCall {
+  let args: unknown;
+  try {
+    // Some models send "" for a tool without parameters.
+    args = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
+  } catch (error) {
+    return {
+      call,
+      arguments: call.arguments,
+      refusal: `the arguments are not valid JSON (${(error as Error).message})`,
+    };
+  }
+  if (!tools.get(call.name)) {
+    return {
+      call,
+      arguments: args,
+      refusal: `there is no tool named "${call.name}"; the tools are: ${tools.names.join(', ')}`,
+    };
+  }
+  const valid = tools.validate(call.name, args);
+  return valid.ok
+    ? { call, arguments: args }
+    : { call, arguments: args, refusal: `invalid arguments: ${valid.message}` };
+}
+
+export async function runTool(
+  parsed: ParsedCall,
+  tools: ToolRegistry,
+  context: Omit<ToolContext, 'signal'>,
+  turnSignal: AbortSignal,
+  defaultTimeoutMs: number,
+): Promise<ToolOutcome> {
+  if (parsed.refusal) return { result: parsed.refusal, isError: true };
+  const tool = tools.get(parsed.call.name)!;
+  const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = AbortSignal.any([turnSignal, timeout]);
+  // A tool that ignores its signal still ends for us when the signal fires.
+  let onAbort: () => void = () => {};
+  const stopped = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  stopped.catch(() => {}); // Only ever observed through the race below.
+  try {
+    const result = await Promise.race([
+      Promise.resolve().then(() => tool.execute(parsed.arguments as never, { ...context, signal })),
+      stopped,
+    ]);
+    return { result: result === undefined ? null : result, isError: false };
+  } catch (error) {
+    if (turnSignal.aborted) return { result: 'aborted', isError: true };
+    if (timeout.aborted) return { result: `timed out after ${formatSeconds(timeoutMs)}`, isError: true };
+    if (error instanceof ToolError) return { result: error.message, isError: true };
+    return {
+      result: `the tool failed: ${error instanceof Error ? error.message : String(error)}`,
+      isError: true,
+    };
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+const formatSeconds = (ms: number): string => `${Number((ms / 1000).toFixed(1))} s`;

@@ -1,0 +1,10 @@
+/** The tools the demo and a default server offer. */
+import type { ToolDefinition } from '../define-tool.js';
+import { calculator } from './calculator.js';
+import { search } from './search.js';
+import { currentTime } from './time.js';
+import { weather } from './weather.js';
+import { writeFile } from './write-file.js';
+
+export const builtinTools = (): Array<ToolDefinition<never>> =>
+  [weather, currentTime, calculator, writeFile, search] as unknown as Array<ToolDefinition<never>>;
