@@ -35,8 +35,11 @@ function tokenize(text: string): Token[] {
     if (/^\s*$/.test(text.slice(at))) break;
     pattern.lastIndex = at;
     const match = pattern.exec(text);
-    if (!match)
-      throw new ToolError(`unexpected character "${text.slice(at).trimStart()[0]}" at position ${at + 1}`);
+    if (!match) {
+      const rest = text.slice(at);
+      const where = at + rest.length - rest.trimStart().length;
+      throw new ToolError(`unexpected character "${text[where]}" at position ${where + 1}`);
+    }
     if (match[1] !== undefined) tokens.push({ kind: 'number', value: Number(match[1]) });
     else if (match[2] !== undefined) tokens.push({ kind: 'name', value: match[2].toLowerCase() });
     else tokens.push({ kind: 'op', value: match[3] === '**' ? '^' : match[3]! });
