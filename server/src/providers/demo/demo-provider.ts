@@ -1,0 +1,35 @@
+/**
+ * The demo provider: the OpenAI provider reading the scripted demo model through its
+ * in-process OpenAI-compatible endpoint. Needs no key and no network.
+ */
+import { OpenAIProvider } from '../openai.js';
+import type { ChatProvider, ChatRequest, ChatStreamOptions } from '../types.js';
+import { DemoModelServer, type DemoModelServerOptions } from './model-server.js';
+
+export class DemoProvider implements ChatProvider {
+  readonly name = 'demo';
+  readonly #server: DemoModelServer;
+  #provider: Promise<OpenAIProvider> | undefined;
+
+  constructor(options: DemoModelServerOptions = {}) {
+    this.#server = new DemoModelServer(options);
+  }
+
+  async *chatStream(request: ChatRequest, options?: ChatStreamOptions) {
+    this.#provider ??= this.#server.start().then(
+      (baseURL) =>
+        new OpenAIProvider({
+          name: 'demo',
+          apiKey: 'demo',
+          baseURL,
+          retry: { retries: 0, baseDelayMs: 0, maxDelayMs: 0 },
+        }),
+    );
+    yield* (await this.#provider).chatStream(request, options);
+  }
+
+  async close(): Promise<void> {
+    await this.#server.close();
+    this.#provider = undefined;
+  }
+}

@@ -1,0 +1,30 @@
+import { describe, expect, test } from 'vitest';
+import { ConfigError, chooseProviderName, providerFromEnv } from '../src/providers/from-env.js';
+
+describe('choosing the provider from the environment', () => {
+  test.each([
+    [{}, 'demo'],
+    [{ OPENAI_API_KEY: 'sk' }, 'openai'],
+    [{ DEEPSEEK_API_KEY: 'sk' }, 'deepseek'],
+    [{ OLLAMA_HOST: 'localhost:11434' }, 'ollama'],
+    [{ OPENAI_API_KEY: 'sk', AALIS_PROVIDER: 'demo' }, 'demo'],
+  ])('%o -> %s', (env, name) => {
+    expect(chooseProviderName(env)).toBe(name);
+  });
+
+  test('models default per provider, and AALIS_MODEL overrides', () => {
+    expect(providerFromEnv({ DEEPSEEK_API_KEY: 'k' }).model).toBe('deepseek-chat');
+    expect(providerFromEnv({ OPENAI_API_KEY: 'k', AALIS_MODEL: 'gpt-4.1' }).model).toBe('gpt-4.1');
+  });
+
+  test.each([
+    [
+      { AALIS_PROVIDER: 'gemini' },
+      'AALIS_PROVIDER must be one of demo, openai, deepseek, ollama; it is "gemini"',
+    ],
+    [{ AALIS_PROVIDER: 'openai' }, 'OPENAI_API_KEY is required when AALIS_PROVIDER is openai'],
+    [{ OLLAMA_HOST: 'http://exa mple:1' }, 'OLLAMA_HOST must be a URL; it is "http://exa mple:1"'],
+  ])('%o is refused in one clear line', (env, message) => {
+    expect(() => providerFromEnv(env)).toThrow(new ConfigError(message));
+  });
+});
