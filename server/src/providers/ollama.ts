@@ -4,11 +4,10 @@
  * carrying the length of its JSON, then the final chunk. `message.thinking` becomes
  * `reasoningDelta`.
  */
-import type { ChatStreamChunk, Usage } from '@aalis/protocol';
-import { ProviderError, abortedError, cutOffError, errorForStatus, parseRetryAfter } from './errors.js';
-import { IdleTimer } from './idle-timer.js';
-import { defaultRetryPolicy, withRetries, type RetryPolicy } from './retry.js';
-import { ToolCallAccumulator } from './tool-call-accumulator.js';
+import type { ChatStreamChunk } from '@aalis/protocol';
+import { ProviderError, abortedError, errorForStatus, parseRetryAfter } from './errors.js';
+import type { RetryPolicy } from './retry.js';
+import { streamRound, type RoundState } from './round-stream.js';
 import type { ChatProvider, ChatRequest, ChatStreamOptions, ModelMessage } from './types.js';
 
 export const OLLAMA_DEFAULT_HOST = 'http://127.0.0.1:11434';
@@ -41,68 +40,18 @@ export class OllamaProvider implements ChatProvider {
     this.#host = (options.host ?? OLLAMA_DEFAULT_HOST).replace(/\/+$/, '');
   }
 
-  async *chatStream(
-    request: ChatRequest,
-    { signal }: ChatStreamOptions = {},
-  ): AsyncGenerator<ChatStreamChunk> {
-    const controller = new AbortController();
-    const onAbort = () => controller.abort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const idle = new IdleTimer(this.options.idleTimeoutMs ?? 180_000, () => controller.abort());
-    try {
-      if (signal?.aborted) throw abortedError(this.name);
-      const response = await withRetries(this.name, this.options.retry ?? defaultRetryPolicy, signal, () =>
-        this.#post(request, controller.signal),
-      );
-      const calls = new ToolCallAccumulator();
-      let usage: Usage | undefined;
-      let finished = false;
-      idle.start();
-      try {
-        for await (const line of ndjsonLines(response.body!, this.options.maxLineBytes ?? 8 * 1024 * 1024)) {
-          idle.start();
-          const parsed = parseLine(line);
-          if (parsed.error) throw new ProviderError('upstream', `ollama reported an error: ${parsed.error}`);
-          const message = parsed.message ?? {};
-          if (message.thinking) yield { reasoningDelta: message.thinking };
-          if (message.content) yield { contentDelta: message.content };
-          for (const call of message.tool_calls ?? []) {
-            const args = call.function?.arguments ?? {};
-            yield {
-              toolCallProgress: calls.add({
-                index: calls.size,
-                id: call.id ?? null,
-                function: {
-                  name: call.function?.name ?? '',
-                  arguments: typeof args === 'string' ? args : JSON.stringify(args),
-                },
-              }),
-            };
-          }
-          if (parsed.done) {
-            finished = true;
-            const prompt = parsed.prompt_eval_count ?? 0;
-            const completion = parsed.eval_count ?? 0;
-            usage = { promptTokens: prompt, completionTokens: completion, totalTokens: prompt + completion };
-          }
-        }
-      } catch (error) {
-        if (signal?.aborted) throw abortedError(this.name);
-        if (idle.fired) throw idle.error(this.name);
-        if (error instanceof ProviderError) throw error;
-        throw cutOffError(this.name, error);
-      }
-      if (signal?.aborted) throw abortedError(this.name);
-      if (!finished) throw cutOffError(this.name);
-      const done: ChatStreamChunk = { done: true };
-      if (calls.size) done.toolCalls = calls.calls();
-      if (usage) done.usage = usage;
-      yield done;
-    } finally {
-      idle.stop();
-      signal?.removeEventListener('abort', onAbort);
-      controller.abort();
-    }
+  chatStream(request: ChatRequest, { signal }: ChatStreamOptions = {}): AsyncGenerator<ChatStreamChunk> {
+    return streamRound(
+      this.name,
+      {
+        open: async (abort) => {
+          const response = await this.#post(request, abort);
+          return ndjsonLines(response.body!, this.options.maxLineBytes ?? 8 * 1024 * 1024);
+        },
+        read: readLine,
+      },
+      { signal, retry: this.options.retry, idleTimeoutMs: this.options.idleTimeoutMs },
+    );
   }
 
   async #post(request: ChatRequest, signal: AbortSignal): Promise<Response> {
@@ -148,6 +97,34 @@ export class OllamaProvider implements ChatProvider {
       );
     }
     return response;
+  }
+}
+
+/** One NDJSON line: thinking, text, and one progress chunk per whole tool call. */
+function* readLine(line: string, round: RoundState): Generator<ChatStreamChunk> {
+  const parsed = parseLine(line);
+  if (parsed.error) throw new ProviderError('upstream', `ollama reported an error: ${parsed.error}`);
+  const message = parsed.message ?? {};
+  if (message.thinking) yield { reasoningDelta: message.thinking };
+  if (message.content) yield { contentDelta: message.content };
+  for (const call of message.tool_calls ?? []) {
+    const args = call.function?.arguments ?? {};
+    yield {
+      toolCallProgress: round.calls.add({
+        index: round.calls.size,
+        id: call.id ?? null,
+        function: {
+          name: call.function?.name ?? '',
+          arguments: typeof args === 'string' ? args : JSON.stringify(args),
+        },
+      }),
+    };
+  }
+  if (parsed.done) {
+    round.finished = true;
+    const prompt = parsed.prompt_eval_count ?? 0;
+    const completion = parsed.eval_count ?? 0;
+    round.usage = { promptTokens: prompt, completionTokens: completion, totalTokens: prompt + completion };
   }
 }
 

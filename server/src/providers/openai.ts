@@ -7,10 +7,10 @@
  */
 import OpenAI from 'openai';
 import type { ChatStreamChunk, Usage } from '@aalis/protocol';
-import { ProviderError, abortedError, cutOffError, errorForStatus, parseRetryAfter } from './errors.js';
-import { IdleTimer } from './idle-timer.js';
-import { defaultRetryPolicy, withRetries, type RetryPolicy } from './retry.js';
-import { ToolCallAccumulator, type ToolCallFragment } from './tool-call-accumulator.js';
+import { ProviderError, abortedError, errorForStatus, parseRetryAfter } from './errors.js';
+import type { RetryPolicy } from './retry.js';
+import { streamRound, type RoundState } from './round-stream.js';
+import type { ToolCallFragment } from './tool-call-accumulator.js';
 import type { ChatProvider, ChatRequest, ChatStreamOptions, ModelMessage } from './types.js';
 
 export interface OpenAIProviderOptions {
@@ -58,53 +58,16 @@ export class OpenAIProvider implements ChatProvider {
     });
   }
 
-  async *chatStream(
-    request: ChatRequest,
-    { signal }: ChatStreamOptions = {},
-  ): AsyncGenerator<ChatStreamChunk> {
-    const controller = new AbortController();
-    const onAbort = () => controller.abort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const idle = new IdleTimer(this.#options.idleTimeoutMs ?? 180_000, () => controller.abort());
-    try {
-      if (signal?.aborted) throw abortedError(this.name);
-      const stream = await withRetries(this.name, this.#options.retry ?? defaultRetryPolicy, signal, () =>
-        this.#create(request, controller.signal),
-      );
-      const calls = new ToolCallAccumulator();
-      let finished = false;
-      let usage: Usage | undefined;
-      try {
-        idle.start();
-        for await (const chunk of stream) {
-          idle.start();
-          if (chunk.usage) usage = mapUsage(chunk.usage);
-          // Chunks with empty `choices` carry usage or content-filter results only.
-          const choice = chunk.choices?.[0];
-          if (!choice) continue;
-          const delta = (choice.delta ?? {}) as CompatibleDelta;
-          if (delta.reasoning_content) yield { reasoningDelta: delta.reasoning_content };
-          if (delta.content) yield { contentDelta: delta.content };
-          for (const fragment of delta.tool_calls ?? []) yield { toolCallProgress: calls.add(fragment) };
-          if (choice.finish_reason) finished = true;
-        }
-      } catch (error) {
-        throw this.#midStreamError(error, signal, idle);
-      }
-      // The SDK's iterator returns quietly when the request is aborted.
-      if (signal?.aborted) throw abortedError(this.name);
-      if (idle.fired) throw this.#idleError(idle);
-      if (!finished) throw cutOffError(this.name);
-      const done: ChatStreamChunk = { done: true };
-      if (calls.size) done.toolCalls = calls.calls();
-      if (usage) done.usage = usage;
-      yield done;
-    } finally {
-      idle.stop();
-      signal?.removeEventListener('abort', onAbort);
-      // A consumer that stops early must not leave the HTTP request running.
-      controller.abort();
-    }
+  chatStream(request: ChatRequest, { signal }: ChatStreamOptions = {}): AsyncGenerator<ChatStreamChunk> {
+    return streamRound(
+      this.name,
+      {
+        open: (abort) => this.#create(request, abort),
+        read: readChunk,
+        classify: (error) => this.#midStreamError(error),
+      },
+      { signal, retry: this.#options.retry, idleTimeoutMs: this.#options.idleTimeoutMs },
+    );
   }
 
   async #create(request: ChatRequest, signal: AbortSignal) {
@@ -158,9 +121,7 @@ export class OpenAIProvider implements ChatProvider {
     return new ProviderError('upstream', `${this.name} request failed: ${String(error)}`, { cause: error });
   }
 
-  #midStreamError(error: unknown, signal: AbortSignal | undefined, idle: IdleTimer): ProviderError {
-    if (signal?.aborted) return abortedError(this.name);
-    if (idle.fired) return this.#idleError(idle);
+  #midStreamError(error: unknown): ProviderError | undefined {
     if (error instanceof SyntaxError) {
       return new ProviderError('bad_response', `${this.name} sent a stream chunk that is not valid JSON`, {
         cause: error,
@@ -172,12 +133,21 @@ export class OpenAIProvider implements ChatProvider {
         cause: error,
       });
     }
-    return cutOffError(this.name, error);
+    return undefined;
   }
+}
 
-  #idleError(idle: IdleTimer): ProviderError {
-    return idle.error(this.name);
-  }
+/** One SSE chunk: reasoning, text and a progress chunk per tool-call fragment. */
+function* readChunk(chunk: OpenAI.ChatCompletionChunk, round: RoundState): Generator<ChatStreamChunk> {
+  if (chunk.usage) round.usage = mapUsage(chunk.usage);
+  // Chunks with empty `choices` carry usage or content-filter results only.
+  const choice = chunk.choices?.[0];
+  if (!choice) return;
+  const delta = (choice.delta ?? {}) as CompatibleDelta;
+  if (delta.reasoning_content) yield { reasoningDelta: delta.reasoning_content };
+  if (delta.content) yield { contentDelta: delta.content };
+  for (const fragment of delta.tool_calls ?? []) yield { toolCallProgress: round.calls.add(fragment) };
+  if (choice.finish_reason) round.finished = true;
 }
 
 function mapUsage(usage: OpenAI.CompletionUsage): Usage {
