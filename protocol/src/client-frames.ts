@@ -19,14 +19,23 @@ export const SendFrameSchema = v.object({
 
 export const AbortFrameSchema = v.object({ type: v.literal('abort') });
 
+/** Asks for older history: the messages before the one with id `before`. */
+export const HistoryRequestFrameSchema = v.object({
+  type: v.literal('history'),
+  before: v.pipe(v.string(), v.maxLength(Limits.messageId)),
+  limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Limits.historyPage))),
+});
+
 export type HelloFrame = v.InferOutput<typeof HelloFrameSchema>;
 export type SendFrame = v.InferOutput<typeof SendFrameSchema>;
 export type AbortFrame = v.InferOutput<typeof AbortFrameSchema>;
-export type ClientFrame = HelloFrame | SendFrame | AbortFrame;
+export type HistoryRequestFrame = v.InferOutput<typeof HistoryRequestFrameSchema>;
+export type ClientFrame = HelloFrame | SendFrame | AbortFrame | HistoryRequestFrame;
 
 /** Schema of each client frame, by its `type`. */
 export const clientFrameSchemas = {
   hello: HelloFrameSchema,
   send: SendFrameSchema,
   abort: AbortFrameSchema,
+  history: HistoryRequestFrameSchema,
 } as const;

@@ -57,4 +57,7 @@ export const Limits = {
   sessionId: 64,
   clientMessageId: 64,
   token: 1_024,
+  messageId: 64,
+  /** Most messages one `ready` or `history` frame carries. */
+  historyPage: 100,
 } as const;

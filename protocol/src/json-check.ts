@@ -1,7 +1,8 @@
 /**
  * A very small checker for the subset of JSON Schema that our generated schema uses
  * (type, const, enum, properties, required, items, oneOf, $ref, minimum, minLength,
- * maxLength). It exists so that a browser can validate server frames against the very
+ * maxLength), in the compact form json-schema.ts writes for it: a `$ref` is the bare
+ * definition name, and `properties` implies an object. It exists so that a browser can validate server frames against the very
  * schema the valibot definitions produce, for a few hundred bytes instead of the
  * validation library's few kilobytes. The protocol tests hold it to agree with the
  * valibot validators, and fail if the generated schema starts using another keyword.
@@ -64,20 +65,18 @@ export function checkJson(
   path = '',
 ): JsonProblem | undefined {
   const fail = (reason: string): JsonProblem => ({ path, reason });
-  if (schema.$ref)
-    return checkJson(defs[schema.$ref.slice(schema.$ref.lastIndexOf('/') + 1)] ?? {}, defs, value, path);
+  if (schema.$ref) return checkJson(defs[schema.$ref] ?? {}, defs, value, path);
   if (schema.oneOf) {
     // Our unions are tagged by a `type` constant: check against the branch the tag names.
-    const resolve = (s: JsonSchema): JsonSchema =>
-      s.$ref ? (defs[s.$ref.slice(s.$ref.lastIndexOf('/') + 1)] ?? {}) : s;
+    const resolve = (s: JsonSchema): JsonSchema => (s.$ref ? (defs[s.$ref] ?? {}) : s);
     const tag = (value as { type?: unknown } | null)?.type;
     const branch = schema.oneOf.map(resolve).find((s) => s.properties?.type?.const === tag);
     return branch
       ? checkJson(branch, defs, value, path)
       : fail(`expected one of the known variants, received ${kind(value)}`);
   }
-  if (schema.type && !fits(schema.type, value))
-    return fail(`expected ${schema.type}, received ${kind(value)}`);
+  const type = schema.type ?? (schema.properties && 'object');
+  if (type && !fits(type, value)) return fail(`expected ${type}, received ${kind(value)}`);
   if ('const' in schema && value !== schema.const) return fail(`expected ${JSON.stringify(schema.const)}`);
   if (schema.enum && !schema.enum.includes(value))
     return fail(`expected one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}`);

@@ -76,7 +76,27 @@ export function buildServerFrameChecks(): { frames: Record<string, unknown>; def
     Object.values(node).forEach(visit);
   };
   visit(frames);
-  return { frames, defs: Object.fromEntries(Object.entries(defs).sort(([a], [b]) => a.localeCompare(b))) };
+  const sorted = Object.fromEntries(Object.entries(defs).sort(([a], [b]) => a.localeCompare(b)));
+  return compact({ frames, defs: sorted }) as {
+    frames: Record<string, unknown>;
+    defs: Record<string, unknown>;
+  };
+}
+
+/**
+ * Bytes matter in the browser: a `$ref` becomes the bare definition name, and
+ * `type: 'object'` goes where `properties` already says it (json-check.ts reads both so).
+ */
+function compact(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(compact);
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === '$ref' && typeof value === 'string') out[key] = value.slice(value.lastIndexOf('/') + 1);
+    else if (key === 'type' && value === 'object' && 'properties' in node) continue;
+    else out[key] = compact(value);
+  }
+  return out;
 }
 
 /** Source text of src/generated/server-frame-checks.ts. */

@@ -59,6 +59,8 @@ export function reduce(view: ChatView, frame: ViewFrame, now: number): ChatView 
       return withTurn(view, turnFromSnapshot(frame));
     case 'message':
       return { ...view, messages: appendMessage(view.messages, frame.message), turn: null };
+    case 'history':
+      return { ...view, messages: prependOlder(view.messages, frame.messages) };
     case 'error':
       // Only errors addressed to the session concern its turn; the turn itself ends
       // with the `message` that follows.
@@ -187,6 +189,12 @@ function appendMessage(messages: readonly ChatMessage[], message: ChatMessage): 
   // The same message twice (a replay after reconnecting) replaces, never duplicates.
   const at = messages.findIndex((m) => m.id === message.id);
   return at >= 0 ? messages.map((m, i) => (i === at ? message : m)) : [...messages, message];
+}
+
+/** Older messages go first; any the view already has are not repeated. */
+function prependOlder(messages: readonly ChatMessage[], older: readonly ChatMessage[]): ChatMessage[] {
+  const known = new Set(messages.map((m) => m.id));
+  return [...older.filter((m) => !known.has(m.id)), ...messages];
 }
 
 function addUsage(a: Usage | undefined, b: Usage): Usage {

@@ -18,6 +18,16 @@ export const ReadyFrameSchema = v.object({
   messages: v.array(ChatMessageSchema),
   /** False when the asked-for session was unknown and a new one was made. */
   resumed: v.boolean(),
+  /** True when older messages than these exist; ask for them with a `history` frame. */
+  hasMore: v.optional(v.boolean()),
+});
+
+/** Older messages, answering a client's `history` frame; they go before those it has. */
+export const HistoryFrameSchema = v.object({
+  type: v.literal('history'),
+  sessionId: v.string(),
+  messages: v.array(ChatMessageSchema),
+  hasMore: v.boolean(),
 });
 
 /** A user message was accepted; every connection of the session gets it. */
@@ -88,6 +98,7 @@ export type ToolExecuteFrame = v.InferOutput<typeof ToolExecuteFrameSchema>;
 export type StreamResumeFrame = v.InferOutput<typeof StreamResumeFrameSchema>;
 export type MessageFrame = v.InferOutput<typeof MessageFrameSchema>;
 export type ErrorFrame = v.InferOutput<typeof ErrorFrameSchema>;
+export type HistoryFrame = v.InferOutput<typeof HistoryFrameSchema>;
 export type ServerFrame =
   | ReadyFrame
   | UserMessageFrame
@@ -95,7 +106,8 @@ export type ServerFrame =
   | ToolExecuteFrame
   | StreamResumeFrame
   | MessageFrame
-  | ErrorFrame;
+  | ErrorFrame
+  | HistoryFrame;
 
 /** Schema of each server frame, by its `type`. */
 export const serverFrameSchemas = {
@@ -106,4 +118,5 @@ export const serverFrameSchemas = {
   stream_resume: StreamResumeFrameSchema,
   message: MessageFrameSchema,
   error: ErrorFrameSchema,
+  history: HistoryFrameSchema,
 } as const;

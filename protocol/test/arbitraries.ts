@@ -54,6 +54,7 @@ export const serverFrame: fc.Arbitrary<ServerFrame> = fc.oneof(
     serverTime: time,
     messages: fc.array(message, { maxLength: 3 }),
     resumed: fc.boolean(),
+    hasMore: fc.boolean(),
   }),
   fc.record(
     { type: fc.constant('user_message' as const), sessionId: id, message, clientMessageId: id },
@@ -102,6 +103,12 @@ export const serverFrame: fc.Arbitrary<ServerFrame> = fc.oneof(
     { type: fc.constant('error' as const), code: fc.string(), message: fc.string(), sessionId: id },
     { requiredKeys: ['type', 'code', 'message'] },
   ),
+  fc.record({
+    type: fc.constant('history' as const),
+    sessionId: id,
+    messages: fc.array(message, { maxLength: 3 }),
+    hasMore: fc.boolean(),
+  }),
 );
 
 export const clientFrame = fc.oneof(
@@ -123,6 +130,14 @@ export const clientFrame = fc.oneof(
     { requiredKeys: ['type', 'text'] },
   ),
   fc.record({ type: fc.constant('abort') }),
+  fc.record(
+    {
+      type: fc.constant('history'),
+      before: fc.string({ maxLength: 64 }),
+      limit: fc.integer({ min: 1, max: 100 }),
+    },
+    { requiredKeys: ['type', 'before'] },
+  ),
 );
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

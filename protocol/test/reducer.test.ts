@@ -211,6 +211,13 @@ describe('turns and history', () => {
     });
   });
 
+  test('older history goes before what the view has, without repeats', () => {
+    const view = play(assistantMessage('a1', []));
+    const older = [userMessage('u0', 'first').message, userMessage('u1', 'hi').message];
+    const next = reduce(view, { type: 'history', sessionId: SESSION, messages: older, hasMore: false }, 5);
+    expect(next.messages.map((m) => m.id)).toEqual(['u0', 'u1', 'a1']);
+  });
+
   test('frames for another session change nothing', () => {
     const view = play(text('mine'));
     expect(reduce(view, stream({ contentDelta: 'theirs' }, 'other'), 1)).toBe(view);
