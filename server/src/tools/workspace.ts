@@ -42,15 +42,25 @@ export class Workspace {
   }
 }
 
-/** One workspace per session, made on first use. */
+/**
+ * One workspace per session, made on first use. Bounded: past `maxSessions` the
+ * workspace used longest ago is dropped (its files were only ever kept in memory).
+ */
 export class Workspaces {
   readonly #bySession = new Map<string, Workspace>();
 
-  constructor(private readonly limits: WorkspaceLimits = defaultWorkspaceLimits) {}
+  constructor(
+    private readonly limits: WorkspaceLimits = defaultWorkspaceLimits,
+    private readonly maxSessions = 1_000,
+  ) {}
 
   for(sessionId: string): Workspace {
     let workspace = this.#bySession.get(sessionId);
-    if (!workspace) this.#bySession.set(sessionId, (workspace = new Workspace(this.limits)));
+    // Re-inserting keeps the Map in least-recently-used order.
+    if (workspace) this.#bySession.delete(sessionId);
+    else workspace = new Workspace(this.limits);
+    this.#bySession.set(sessionId, workspace);
+    if (this.#bySession.size > this.maxSessions) this.#bySession.delete(this.#bySession.keys().next().value!);
     return workspace;
   }
 }

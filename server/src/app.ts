@@ -1,0 +1,43 @@
+/**
+ * A complete Aalis server from a configuration: Fastify with pino logging, the plugin,
+ * the provider the environment names, and SQLite history when a data directory is set.
+ * `aalis-server` and the demo run this; a host with its own app registers the plugin.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { ServerConfig } from './config.js';
+import { MemoryHistoryStore } from './history/memory-store.js';
+import { SqliteHistoryStore } from './history/sqlite-store.js';
+import type { HistoryStore } from './history/store.js';
+import { providerFromEnv, type ProviderChoice } from './providers/from-env.js';
+import { aalisChat, type AalisChatOptions } from './transport/plugin.js';
+
+export interface AalisServer {
+  app: FastifyInstance;
+  provider: ProviderChoice;
+  store: HistoryStore;
+  /** Graceful: running turns are told and stored, sockets closed with 1001. */
+  close(): Promise<void>;
+}
+
+export async function createAalisServer(
+  config: ServerConfig,
+  env: Record<string, string | undefined>,
+  extra: Partial<AalisChatOptions> = {},
+): Promise<AalisServer> {
+  const provider = providerFromEnv(env);
+  const store = config.dataDir ? new SqliteHistoryStore(config.dataDir) : new MemoryHistoryStore();
+  const app = Fastify({ logger: { level: config.logLevel }, forceCloseConnections: false });
+  await app.register(aalisChat, {
+    provider: provider.provider,
+    model: provider.model,
+    store,
+    allowedOrigins: config.allowedOrigins,
+    ...(config.token ? { token: config.token } : {}),
+    ...extra,
+  });
+  app.addHook('onClose', async () => {
+    await provider.close();
+    store.close();
+  });
+  return { app, provider, store, close: () => app.close() };
+}

@@ -1,0 +1,47 @@
+/**
+ * `aalis-server`: runs the protocol server configured by environment variables.
+ * Bad configuration prints one line and exits 2.
+ */
+import { ConfigError, ENVIRONMENT, loadConfig } from './config.js';
+import { createAalisServer } from './app.js';
+
+const HELP = `aalis-server: the Aalis chat protocol server
+
+Usage: aalis-server [--help]
+
+Configured by environment variables:
+${ENVIRONMENT.map(([name, fallback, meaning]) => `  ${name.padEnd(22)} ${meaning}${fallback ? ` (default: ${fallback})` : ''}`).join('\n')}
+
+Serves GET /ws (the protocol), GET /healthz and GET /aalis-chat.js (the widget).`;
+
+export async function main(argv: string[], env: Record<string, string | undefined>): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(HELP);
+    return 0;
+  }
+  let server;
+  try {
+    const config = loadConfig(env);
+    server = await createAalisServer(config, env);
+    await server.app.listen({ port: config.port, host: config.host });
+    const { name, model } = server.provider;
+    const where = config.dataDir ? `history in ${config.dataDir}` : 'history in memory';
+    console.log(
+      `aalis-server: listening on http://${config.host}:${config.port} (provider ${name}, model ${model}, ${where})`,
+    );
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`aalis-server: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  }
+  const stop = async (signal: string) => {
+    console.log(`aalis-server: ${signal}, shutting down`);
+    await server.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  return -1;
+}

@@ -1,0 +1,110 @@
+/**
+ * History in SQLite (better-sqlite3) under a data directory, so a restart keeps every
+ * chat. Writes are synchronous and each turn boundary is one transaction.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { ChatMessage } from '@aalis/protocol';
+import { interruptedTurnMessage, type HistoryPage, type HistoryStore } from './store.js';
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,
+    created_at INTEGER NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS messages (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    id TEXT NOT NULL UNIQUE,
+    body TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS messages_by_session ON messages (session_id, seq);
+  CREATE TABLE IF NOT EXISTS running_turns (
+    session_id TEXT PRIMARY KEY REFERENCES sessions(id),
+    started_at INTEGER NOT NULL
+  );
+`;
+
+export class SqliteHistoryStore implements HistoryStore {
+  readonly file: string;
+  readonly #db: Database.Database;
+  readonly #statements;
+
+  /** Opens (or creates) `aalis.sqlite` in `dataDir`. */
+  constructor(dataDir: string) {
+    mkdirSync(dataDir, { recursive: true });
+    this.file = join(dataDir, 'aalis.sqlite');
+    this.#db = new Database(this.file);
+    this.#db.pragma('journal_mode = WAL');
+    this.#db.pragma('synchronous = NORMAL');
+    this.#db.pragma('foreign_keys = ON');
+    this.#db.exec(SCHEMA);
+    const db = this.#db;
+    this.#statements = {
+      createSession: db.prepare('INSERT OR IGNORE INTO sessions (id, created_at) VALUES (?, ?)'),
+      hasSession: db.prepare('SELECT 1 FROM sessions WHERE id = ?').pluck(),
+      insertMessage: db.prepare('INSERT OR REPLACE INTO messages (session_id, id, body) VALUES (?, ?, ?)'),
+      markRunning: db.prepare('INSERT OR REPLACE INTO running_turns (session_id, started_at) VALUES (?, ?)'),
+      clearRunning: db.prepare('DELETE FROM running_turns WHERE session_id = ?'),
+      running: db.prepare('SELECT session_id AS sessionId, started_at AS startedAt FROM running_turns'),
+      latest: db.prepare('SELECT body FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?').pluck(),
+      seqOf: db.prepare('SELECT seq FROM messages WHERE session_id = ? AND id = ?').pluck(),
+      before: db
+        .prepare('SELECT body FROM messages WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?')
+        .pluck(),
+    };
+  }
+
+  createSession(sessionId: string, now: number): void {
+    this.#statements.createSession.run(sessionId, now);
+  }
+
+  hasSession(sessionId: string): boolean {
+    return this.#statements.hasSession.get(sessionId) !== undefined;
+  }
+
+  beginTurn(sessionId: string, userMessage: ChatMessage, now: number): void {
+    this.#db.transaction(() => {
+      this.#statements.insertMessage.run(sessionId, userMessage.id, JSON.stringify(userMessage));
+      this.#statements.markRunning.run(sessionId, now);
+    })();
+  }
+
+  endTurn(sessionId: string, assistantMessage: ChatMessage): void {
+    this.#db.transaction(() => {
+      this.#statements.insertMessage.run(sessionId, assistantMessage.id, JSON.stringify(assistantMessage));
+      this.#statements.clearRunning.run(sessionId);
+    })();
+  }
+
+  page(sessionId: string, { limit, before }: { limit: number; before?: string }): HistoryPage {
+    let rows: string[];
+    if (before === undefined) {
+      rows = this.#statements.latest.all(sessionId, limit + 1) as string[];
+    } else {
+      const seq = this.#statements.seqOf.get(sessionId, before) as number | undefined;
+      if (seq === undefined) return { messages: [], hasMore: false };
+      rows = this.#statements.before.all(sessionId, seq, limit + 1) as string[];
+    }
+    const hasMore = rows.length > limit;
+    const messages = rows
+      .slice(0, limit)
+      .reverse()
+      .map((body) => JSON.parse(body) as ChatMessage);
+    return { messages, hasMore };
+  }
+
+  recoverInterruptedTurns(): number {
+    const running = this.#statements.running.all() as Array<{ sessionId: string; startedAt: number }>;
+    for (const { sessionId, startedAt } of running) {
+      this.endTurn(sessionId, interruptedTurnMessage(`msg_${randomUUID()}`, startedAt));
+    }
+    return running.length;
+  }
+
+  close(): void {
+    if (this.#db.open) this.#db.close();
+  }
+}

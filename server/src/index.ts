@@ -1,0 +1,24 @@
+/** @aalis/server: the protocol server, its providers, agent, tools and history stores. */
+export { aalisChat, type AalisChatOptions } from './transport/plugin.js';
+export { createAalisServer, type AalisServer } from './app.js';
+export { loadConfig, ConfigError, type ServerConfig } from './config.js';
+export { SessionHub, type Peer } from './sessions/session-hub.js';
+export { Agent, type AgentOptions, type TurnResult, type ToolExecuteEvent } from './agent/agent.js';
+export type { ChatProvider, ChatRequest, ModelMessage, ToolSpec } from './providers/types.js';
+export { ProviderError, type ProviderErrorKind } from './providers/errors.js';
+export { OpenAIProvider, type OpenAIProviderOptions } from './providers/openai.js';
+export { createDeepSeekProvider } from './providers/deepseek.js';
+export { OllamaProvider, type OllamaProviderOptions } from './providers/ollama.js';
+export { DemoProvider } from './providers/demo/demo-provider.js';
+export { providerFromEnv } from './providers/from-env.js';
+export {
+  defineTool,
+  ToolError,
+  ToolRegistry,
+  type ToolDefinition,
+  type ToolContext,
+} from './tools/define-tool.js';
+export { builtinTools } from './tools/builtin/index.js';
+export type { HistoryStore, HistoryPage } from './history/store.js';
+export { MemoryHistoryStore } from './history/memory-store.js';
+export { SqliteHistoryStore } from './history/sqlite-store.js';

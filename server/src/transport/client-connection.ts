@@ -1,0 +1,194 @@
+/**
+ * One WebSocket client: the protocol's rules for a connection (PROTOCOL.md section 2)
+ * on top of the session hub. `hello` first and in time, the token, binary and flood
+ * limits, a send rate limit; after `hello`, a bad frame gets an `error` and the
+ * connection stays usable. Outgoing frames go through an `Outbox` for backpressure.
+ */
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import {
+  CloseCode,
+  ErrorCode,
+  Limits,
+  decodeClientFrame,
+  type ClientFrame,
+  type ServerFrame,
+} from '@aalis/protocol';
+import type { Peer, SessionHub } from '../sessions/session-hub.js';
+import { Outbox, defaultOutboxLimits, type OutboxLimits } from './outbox.js';
+import { RateWindow } from './rate-window.js';
+
+/** What the connection needs of a socket; `ws`'s WebSocket has it. */
+export interface SocketLike {
+  send(text: string): void;
+  close(code: number, reason: string): void;
+  readonly bufferedAmount: number;
+}
+
+export interface ConnectionOptions {
+  /** When set, `hello` must carry it. */
+  token?: string | undefined;
+  helloTimeoutMs: number;
+  /** `send` frames allowed per window before `rate_limited`. */
+  sendRate: { max: number; windowMs: number };
+  /** Frames of any kind allowed per window before the socket is closed with 1008. */
+  frameRate: { max: number; windowMs: number };
+  outbox: OutboxLimits;
+}
+
+export const defaultConnectionOptions: ConnectionOptions = {
+  helloTimeoutMs: 10_000,
+  sendRate: { max: 10, windowMs: 60_000 },
+  frameRate: { max: 120, windowMs: 10_000 },
+  outbox: defaultOutboxLimits,
+};
+
+export interface ConnectionLogger {
+  info(object: object, message: string): void;
+}
+
+/** Close reasons are limited to 123 bytes by the WebSocket protocol. */
+const reason = (text: string): string =>
+  Buffer.from(text)
+    .subarray(0, 120)
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '');
+
+const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+
+export class ClientConnection implements Peer {
+  readonly id = randomUUID();
+  readonly #outbox: Outbox;
+  readonly #sends: RateWindow;
+  readonly #frames: RateWindow;
+  readonly #openedAt = Date.now();
+  #sessionId: string | undefined;
+  #helloTimer: NodeJS.Timeout | undefined;
+  #closed = false;
+  #ended = false;
+  #received = 0;
+  #sent = 0;
+
+  constructor(
+    private readonly socket: SocketLike,
+    private readonly hub: SessionHub,
+    private readonly options: ConnectionOptions,
+    private readonly log: ConnectionLogger,
+  ) {
+    this.#outbox = new Outbox(
+      {
+        write: (text) => socket.send(text),
+        bufferedAmount: () => socket.bufferedAmount,
+        close: (code, why) => this.close(code, why),
+      },
+      options.outbox,
+    );
+    this.#sends = new RateWindow(options.sendRate.max, options.sendRate.windowMs);
+    this.#frames = new RateWindow(options.frameRate.max, options.frameRate.windowMs);
+    this.#helloTimer = setTimeout(
+      () => this.close(CloseCode.HelloTimeout, 'no hello in time'),
+      options.helloTimeoutMs,
+    );
+  }
+
+  get sessionId(): string | undefined {
+    return this.#sessionId;
+  }
+
+  deliver(frame: ServerFrame, text: string): void {
+    this.#sent++;
+    this.#outbox.push(frame, text);
+  }
+
+  /** A frame from the client. Never throws. */
+  receive(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
+    if (this.#closed) return;
+    this.#received++;
+    if (isBinary)
+      return this.close(CloseCode.UnsupportedData, 'binary frames are not supported: send JSON text');
+    if (!this.#frames.take().ok) return this.close(CloseCode.PolicyViolation, 'too many frames');
+    const text = Array.isArray(data)
+      ? Buffer.concat(data).toString('utf8')
+      : Buffer.from(data as Buffer).toString('utf8');
+    const decoded = decodeClientFrame(text);
+    if (this.#sessionId === undefined) {
+      if (!decoded.ok)
+        return this.close(CloseCode.BadHello, reason(`expected hello: ${decoded.error.message}`));
+      if (decoded.frame.type !== 'hello')
+        return this.close(CloseCode.BadHello, 'the first frame must be hello');
+    }
+    if (!decoded.ok) return this.#error(decoded.error.code, decoded.error.message);
+    try {
+      this.#handle(decoded.frame);
+    } catch (error) {
+      const id = randomUUID().slice(0, 8);
+      this.log.info({ err: error, errorId: id, connection: this.id }, 'frame handling failed');
+      this.#error(ErrorCode.Internal, `internal error (id ${id})`);
+    }
+  }
+
+  /** The socket closed, for whatever reason. The session's turn runs on. */
+  closed(code: number): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#closed = true;
+    clearTimeout(this.#helloTimer);
+    this.#outbox.dispose();
+    if (this.#sessionId !== undefined) this.hub.leave(this, this.#sessionId);
+    this.log.info(
+      {
+        connection: this.id,
+        sessionId: this.#sessionId ?? null,
+        code,
+        ms: Date.now() - this.#openedAt,
+        received: this.#received,
+        sent: this.#sent,
+        collapsed: this.#outbox.collapsed,
+      },
+      'connection closed',
+    );
+    this.#sessionId = undefined;
+  }
+
+  close(code: number, why: string): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearTimeout(this.#helloTimer);
+    this.#outbox.dispose();
+    this.socket.close(code, why);
+  }
+
+  #handle(frame: ClientFrame): void {
+    switch (frame.type) {
+      case 'hello': {
+        if (this.options.token !== undefined && !this.#tokenMatches(frame.token)) {
+          return this.close(CloseCode.Unauthorized, 'wrong or missing token');
+        }
+        clearTimeout(this.#helloTimer);
+        if (this.#sessionId !== undefined) this.hub.leave(this, this.#sessionId);
+        this.#sessionId = this.hub.hello(this, frame.sessionId);
+        return;
+      }
+      case 'send': {
+        const allowed = this.#sends.take();
+        if (!allowed.ok) {
+          const seconds = Math.ceil(allowed.retryInMs / 1000);
+          return this.#error(ErrorCode.RateLimited, `too many messages: try again in ${seconds} s`);
+        }
+        return this.hub.send(this, this.#sessionId!, frame.text, frame.clientMessageId);
+      }
+      case 'abort':
+        return this.hub.abort(this.#sessionId!);
+      case 'history':
+        return this.hub.history(this, this.#sessionId!, frame.before, frame.limit ?? Limits.historyPage);
+    }
+  }
+
+  #tokenMatches(token: string | undefined): boolean {
+    // Hashing first makes the comparison constant-time whatever the lengths.
+    return token !== undefined && timingSafeEqual(digest(token), digest(this.options.token!));
+  }
+
+  #error(code: string, message: string): void {
+    this.deliver({ type: 'error', code, message }, JSON.stringify({ type: 'error', code, message }));
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * The Origin check done before a WebSocket upgrade (PROTOCOL.md section 2): same-origin
+ * is always allowed, configured origins are allowed exactly, `*` allows any, and a
+ * request without Origin is not from a browser and passes.
+ */
+export function isOriginAllowed(
+  origin: string | undefined,
+  host: string | undefined,
+  allowed: readonly string[],
+): boolean {
+  if (origin === undefined) return true;
+  if (allowed.includes('*')) return true;
+  let parsed: URL;
+  try {
+    parsed = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (host !== undefined && parsed.host === host.toLowerCase()) return true;
+  return allowed.some((entry) => sameOrigin(entry, parsed));
+}
+
+function sameOrigin(entry: string, origin: URL): boolean {
+  try {
+    return new URL(entry).origin === origin.origin;
+  } catch {
+    return false;
+  }
+}
