@@ -7,6 +7,7 @@
 import websocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { WebSocket } from 'ws';
 import { CloseCode } from '@aalis/protocol';
 import { Agent } from '../agent/agent.js';
 import { MemoryHistoryStore } from '../history/memory-store.js';
@@ -76,7 +77,7 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
     token: options.token || undefined,
   };
   const allowedOrigins = options.allowedOrigins ?? [];
-  const sockets = new Map<import('ws').WebSocket, TrackedSocket>();
+  const sockets = new Map<WebSocket, TrackedSocket>();
 
   await app.register(websocket, {
     options: { maxPayload: options.maxFrameBytes ?? 64 * 1024 },
