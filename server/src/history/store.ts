@@ -22,7 +22,7 @@ export interface HistoryStore {
   /** The last `limit` messages, or the last `limit` before the message with id `before`. */
   page(sessionId: string, options: { limit: number; before?: string }): HistoryPage;
   /** Marks turns a crash left running as failed; returns how many there were. */
-  recoverInterruptedTurns(now: number): number;
+  recoverInterruptedTurns(): number;
   close(): void;
 }
 

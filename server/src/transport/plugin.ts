@@ -57,7 +57,7 @@ interface TrackedSocket {
 
 const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: FastifyInstance, options) => {
   const store = options.store ?? new MemoryHistoryStore();
-  const recovered = store.recoverInterruptedTurns(Date.now());
+  const recovered = store.recoverInterruptedTurns();
   if (recovered)
     app.log.warn({ turns: recovered }, 'turns interrupted by the last shutdown were marked failed');
 
