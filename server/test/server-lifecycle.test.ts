@@ -1,0 +1,147 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { fixture } from './fake-upstream.js';
+import { TestClient, startServer, type Harness } from './ws-harness.js';
+
+let server: Harness | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe('graceful shutdown', () => {
+  test('a running turn is told shutting_down, its answer is stored, sockets close with 1001', async () => {
+    server = await startServer({
+      replies: [{ body: fixture('openai-long-tool-call.sse'), pieces: 600, delayMs: 4 }],
+    });
+    const client = await server.connect();
+    const { sessionId } = await client.hello();
+    client.send({ type: 'send', text: 'long one' });
+    await client.next((f) => f.type === 'stream' && !!f.toolCallProgress);
+    const closing = server.app.close();
+    expect((await client.closed).code).toBe(1001);
+    await closing;
+    const error = client.of('error')[0];
+    expect(error).toMatchObject({ code: 'shutting_down', sessionId });
+    expect(client.of('message')[0]?.message.status).toBe('aborted');
+    const stored = server.app.aalis.store.page(sessionId, { limit: 10 }).messages;
+    expect(stored.map((m) => [m.role, m.status])).toEqual([
+      ['user', undefined],
+      ['assistant', 'aborted'],
+    ]);
+    expect(client.of('tool_execute')).toEqual([]);
+    server = undefined;
+  });
+});
+
+describe('HTTP routes', () => {
+  test('/healthz answers 200 with the provider', async () => {
+    server = await startServer();
+    const res = await fetch(server.url.replace('ws://', 'http://').replace('/ws', '/healthz'));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true, provider: 'openai', runningTurns: 0 });
+  });
+
+  test('/aalis-chat.js: 404 with advice when not built; served with CORS, caching and ETag when it is', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aalis-widget-'));
+    try {
+      const file = join(dir, 'aalis-chat.js');
+      server = await startServer({ widgetFile: file });
+      const url = server.url.replace('ws://', 'http://').replace('/ws', '/aalis-chat.js');
+      const missing = await fetch(url);
+      expect(missing.status).toBe(404);
+      expect(await missing.text()).toMatch(/npm run build -w @aalis\/widget/);
+
+      writeFileSync(file, 'customElements.define("x-y", class extends HTMLElement {});');
+      const served = await fetch(url, { headers: { origin: 'https://shop.example.com' } });
+      expect(served.status).toBe(200);
+      expect(served.headers.get('access-control-allow-origin')).toBe('*');
+      expect(served.headers.get('content-type')).toMatch(/^text\/javascript/);
+      expect(served.headers.get('cache-control')).toMatch(/max-age/);
+      expect(await served.text()).toContain('customElements.define');
+      const again = await fetch(url, { headers: { 'if-none-match': served.headers.get('etag')! } });
+      expect(again.status).toBe(304);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('aalis-server', () => {
+  const bin = new URL('../bin/aalis-server.js', import.meta.url).pathname;
+  const run = (args: string[], env: Record<string, string>) =>
+    new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+      const child = spawn(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH!, ...env } });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (err += d));
+      child.on('close', (code) => resolve({ code, out, err }));
+    });
+
+  test('--help lists every variable with its default', async () => {
+    const { code, out } = await run(['--help'], {});
+    expect(code).toBe(0);
+    for (const name of [
+      'PORT',
+      'HOST',
+      'AALIS_PROVIDER',
+      'AALIS_DATA_DIR',
+      'AALIS_ALLOWED_ORIGINS',
+      'OLLAMA_HOST',
+    ]) {
+      expect(out).toContain(name);
+    }
+    expect(out).toContain('(default: 8787)');
+  });
+
+  test.each([
+    [{ PORT: 'eighty' }, 'aalis-server: PORT must be a number from 0 to 65535; it is "eighty"'],
+    [{ AALIS_PROVIDER: 'openai' }, 'aalis-server: OPENAI_API_KEY is required when AALIS_PROVIDER is openai'],
+    [
+      { AALIS_ALLOWED_ORIGINS: 'shop.example.com' },
+      'aalis-server: AALIS_ALLOWED_ORIGINS: "shop.example.com" is not an origin like https://shop.example.com',
+    ],
+  ])('bad configuration %o prints one line and exits 2', async (env, line) => {
+    const { code, err } = await run([], env);
+    expect(code).toBe(2);
+    expect(err.trim()).toBe(line);
+  });
+
+  test('serves a demo turn with SQLite history, logs a line per turn and connection, and stops on SIGTERM', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'aalis-cli-'));
+    const child = spawn(process.execPath, [bin], {
+      env: { PATH: process.env.PATH!, PORT: '0', AALIS_DATA_DIR: dataDir },
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    try {
+      const started = Date.now();
+      while (
+        !/"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/.test(out) &&
+        Date.now() - started < 10_000
+      ) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const base = /"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/.exec(out)![1]!;
+      expect(out).toMatch(/provider demo, model aalis-demo, history in /);
+      const client = await TestClient.open(`${base.replace('http', 'ws')}/ws`);
+      await client.hello();
+      client.send({ type: 'send', text: 'hello' });
+      expect((await client.turnEnd()).message.status).toBe('complete');
+      client.socket.close();
+      await new Promise((r) => setTimeout(r, 100));
+      expect(out).toMatch(/"msg":"turn ended"/);
+      expect(out).toMatch(/"msg":"connection closed"/);
+      const exited = new Promise((resolve) => child.on('close', resolve));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
