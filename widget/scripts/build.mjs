@@ -1,0 +1,50 @@
+// Builds the widget twice (npm run build -w @aalis/widget):
+// - dist/index.js: an ES module for bundlers, with lit, marked and the protocol as dependencies;
+// - dist/aalis-chat.js: one self-contained minified file for a script tag.
+// Then the type declarations of the npm module, into dist/types.
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { build } from 'vite';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const shared = {
+  root,
+  configFile: false,
+  logLevel: 'warn',
+  // Workspace packages resolve to their TypeScript sources.
+  resolve: { conditions: ['source', 'module', 'browser', 'default'] },
+};
+
+await build({
+  ...shared,
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    target: 'es2022',
+    minify: false,
+    sourcemap: true,
+    lib: { entry: 'src/index.ts', formats: ['es'], fileName: () => 'index.js' },
+    rolldownOptions: { external: [/^lit($|\/)/, /^marked$/, /^@aalis\/protocol/] },
+  },
+});
+
+// Not library mode: Vite leaves an 'es' library unminified, and this file is for browsers.
+await build({
+  ...shared,
+  build: {
+    outDir: 'dist',
+    emptyOutDir: false,
+    target: 'es2022',
+    minify: true,
+    modulePreload: false,
+    copyPublicDir: false,
+    rolldownOptions: {
+      input: 'src/index.ts',
+      preserveEntrySignatures: 'exports-only',
+      output: { format: 'es', entryFileNames: 'aalis-chat.js' },
+    },
+  },
+});
+
+execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+console.log('built widget/dist/index.js, widget/dist/aalis-chat.js and widget/dist/types');

@@ -1,0 +1,105 @@
+/**
+ * How an assistant message's parts render: reasoning (collapsible), markdown text and
+ * tool-call blocks, in order. Pending cards share the tool-call block's box
+ * (`.tool-call-block.tool-call-block-pending`), so generating, running and done happen
+ * in place in the same area.
+ */
+import { html, nothing, type TemplateResult } from 'lit';
+import { repeat } from 'lit/directives/repeat.js';
+import type { Part, ToolCallPart, ToolCallProgressEntry } from '@aalis/protocol/client';
+import type { Strings } from '../i18n/strings.js';
+import { MarkdownCache, renderMarkdown, type RenderOptions } from '../markdown/render.js';
+import { pretty, seconds } from './format.js';
+import { toolIcon } from './icons.js';
+
+export interface PartContext {
+  strings: Strings;
+  offset: number;
+  markdown: RenderOptions;
+  /** Caches for streaming text, by part position, so only the last block is re-parsed. */
+  caches?: Map<number, MarkdownCache>;
+  /** True while the message is still being written. */
+  streaming: boolean;
+  /** How long the reasoning took, when known. */
+  reasoningMs?: number | undefined;
+}
+
+export function renderParts(parts: readonly Part[], context: PartContext): TemplateResult[] {
+  return parts.map((part, i) => {
+    switch (part.type) {
+      case 'text':
+        return html`<div class="text">${markdownOf(part.text, i, context)}</div>`;
+      case 'reasoning':
+        return renderReasoning(part.text, context.streaming && i === parts.length - 1, context);
+      case 'tool_call':
+        return renderToolCall(part, context);
+    }
+  });
+}
+
+function markdownOf(text: string, index: number, context: PartContext): unknown[] {
+  if (!context.caches) return renderMarkdown(text, context.markdown);
+  let cache = context.caches.get(index);
+  if (!cache) context.caches.set(index, (cache = new MarkdownCache(context.markdown)));
+  return cache.render(text);
+}
+
+function renderReasoning(text: string, live: boolean, context: PartContext): TemplateResult {
+  const { strings, reasoningMs } = context;
+  const label =
+    live || reasoningMs === undefined
+      ? strings.reasoning
+      : strings.reasoningFor((reasoningMs / 1000).toFixed(1));
+  // Open while it streams, collapsed once the answer starts.
+  return html`<details class="reasoning" part="reasoning" ?open=${live}>
+    <summary>${label}</summary>
+    <p>${text}</p>
+  </details>`;
+}
+
+function renderToolCall(part: ToolCallPart, { strings }: PartContext): TemplateResult {
+  const status =
+    part.status === 'running'
+      ? strings.toolRunning
+      : part.status === 'done'
+        ? strings.toolDone
+        : strings.toolError;
+  const duration = part.endedAt === undefined ? nothing : html` · ${seconds(part.endedAt - part.startedAt)}`;
+  return html`<details
+    class="tool-call-block"
+    part="tool-call-block"
+    data-status=${part.status}
+    data-call-id=${part.callId}
+  >
+    <summary>
+      <span class="tool-icon" aria-hidden="true">${toolIcon}</span>
+      <span class="tool-name">${part.name}</span>
+      <span class="tool-status">${status}${duration}</span>
+    </summary>
+    <h6>${strings.toolArguments}</h6>
+    <pre>${pretty(part.arguments)}</pre>
+    ${
+      part.result === undefined
+        ? nothing
+        : html`<h6>${part.status === 'error' ? strings.toolErrorLabel : strings.toolResult}</h6>
+            <pre>${pretty(part.result)}</pre>`
+    }
+  </details>`;
+}
+
+/** The pending cards, one per index in ascending order. */
+export function renderCards(cards: readonly ToolCallProgressEntry[], context: PartContext): unknown {
+  return repeat(
+    cards,
+    (card) => card.index,
+    (card) =>
+      html`<aalis-tool-progress
+        class="tool-call-block tool-call-block-pending"
+        part="pending-card"
+        data-index=${card.index}
+        .entry=${card}
+        .offset=${context.offset}
+        .strings=${context.strings}
+      ></aalis-tool-progress>`,
+  );
+}

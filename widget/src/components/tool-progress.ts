@@ -1,0 +1,87 @@
+/**
+ * One pending tool-call card: `<icon> <name> 142 chars · 3.2s`. It owns the 100 ms
+ * tick, so only the cards re-render while a model writes a tool call, never the whole
+ * transcript. When its index has had no fragment for 5 s it says so, so a user can tell
+ * a slow model from a dead one.
+ *
+ * @csspart icon - The tool icon.
+ * @csspart name - The tool's name.
+ * @csspart meta - The character count and elapsed time.
+ */
+import { LitElement, css, html } from 'lit';
+import { property } from 'lit/decorators.js';
+import { elapsedSince, type ToolCallProgressEntry } from '@aalis/protocol/client';
+import type { Strings } from '../i18n/strings.js';
+import { seconds } from './format.js';
+import { toolIcon } from './icons.js';
+
+/** No fragment for this long: the card says it is waiting for the model. */
+export const STALL_MS = 5_000;
+export const TICK_MS = 100;
+
+export class AalisToolProgress extends LitElement {
+  static override styles = css`
+    :host {
+      display: flex;
+      align-items: center;
+      gap: 0.5em;
+    }
+    .icon {
+      display: inline-flex;
+      color: var(--_accent);
+      animation: pulse 1.2s ease-in-out infinite;
+    }
+    .name {
+      font-family: var(--_mono);
+      font-weight: 600;
+    }
+    .meta {
+      color: var(--_muted);
+      font-variant-numeric: tabular-nums;
+    }
+    :host([stalled]) .meta {
+      color: var(--_warning);
+    }
+    @keyframes pulse {
+      50% {
+        opacity: 0.35;
+      }
+    }
+    @media (prefers-reduced-motion: reduce) {
+      .icon {
+        animation: none;
+      }
+    }
+  `;
+
+  @property({ attribute: false }) entry!: ToolCallProgressEntry;
+  /** `localNow - serverTime`: the card counts on the server's clock. */
+  @property({ attribute: false }) offset = 0;
+  @property({ attribute: false }) strings!: Strings;
+  @property({ type: Boolean, reflect: true }) stalled = false;
+
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    this.#timer = setInterval(() => this.requestUpdate(), TICK_MS);
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    clearInterval(this.#timer);
+  }
+
+  protected override willUpdate(): void {
+    this.stalled = elapsedSince(this.entry.updatedAt, Date.now(), this.offset) >= STALL_MS;
+  }
+
+  protected override render() {
+    const { name, charsAccumulated, startedAt } = this.entry;
+    const elapsed = seconds(elapsedSince(startedAt, Date.now(), this.offset));
+    const detail = this.stalled ? this.strings.waitingForModel : this.strings.chars(charsAccumulated);
+    return html`<span class="icon" part="icon" aria-hidden="true">${toolIcon}</span>
+      <span class="name" part="name">${name || this.strings.generating}</span>
+      <span class="meta" part="meta">${detail} · ${elapsed}</span>`;
+  }
+}

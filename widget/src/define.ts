@@ -1,0 +1,16 @@
+/** Registers the widget's elements, once: loading the script twice on a page must not throw. */
+import { AalisChat } from './aalis-chat.js';
+import { AalisToolProgress } from './components/tool-progress.js';
+
+export function define(): void {
+  if (!customElements.get('aalis-tool-progress'))
+    customElements.define('aalis-tool-progress', AalisToolProgress);
+  if (!customElements.get('aalis-chat')) customElements.define('aalis-chat', AalisChat);
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'aalis-chat': AalisChat;
+    'aalis-tool-progress': AalisToolProgress;
+  }
+}

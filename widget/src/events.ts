@@ -1,0 +1,45 @@
+/** The events `<aalis-chat>` dispatches: typed, bubbling, composed (they leave the shadow root). */
+import type { ChatMessage } from '@aalis/protocol/client';
+import type { ConnectionState } from './controllers/connection.js';
+
+const init = { bubbles: true, composed: true } as const;
+
+/** The user sent a message (from the composer or `send()`). */
+export class AalisSendEvent extends CustomEvent<{ text: string }> {
+  constructor(text: string) {
+    super('aalis-send', { ...init, detail: { text } });
+  }
+}
+
+/** A turn ended: the final assistant message as stored. */
+export class AalisMessageEvent extends CustomEvent<{ message: ChatMessage }> {
+  constructor(message: ChatMessage) {
+    super('aalis-message', { ...init, detail: { message } });
+  }
+}
+
+/** An `error` frame, or a connection refused for good. */
+export class AalisErrorEvent extends CustomEvent<{ code: string; message: string }> {
+  constructor(code: string, message: string) {
+    super('aalis-error', { ...init, detail: { code, message } });
+  }
+}
+
+/** The connection changed state; `retryInMs` while reconnecting. */
+export class AalisConnectionChangeEvent extends CustomEvent<{ state: ConnectionState; retryInMs?: number }> {
+  constructor(state: ConnectionState, retryInMs?: number) {
+    super('aalis-connection-change', {
+      ...init,
+      detail: retryInMs === undefined ? { state } : { state, retryInMs },
+    });
+  }
+}
+
+declare global {
+  interface HTMLElementEventMap {
+    'aalis-send': AalisSendEvent;
+    'aalis-message': AalisMessageEvent;
+    'aalis-error': AalisErrorEvent;
+    'aalis-connection-change': AalisConnectionChangeEvent;
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * Every string the widget shows or announces, screen-reader text included, in the
+ * languages it ships. A host adds or overrides a language with `registerLocale`.
+ */
+export interface Strings {
+  transcriptLabel: string;
+  composerLabel: string;
+  composerPlaceholder: string;
+  send: string;
+  stop: string;
+  jumpToLatest: string;
+  you: string;
+  assistant: string;
+  reasoning: string;
+  reasoningFor: (seconds: string) => string;
+  generating: string;
+  chars: (count: number) => string;
+  waitingForModel: string;
+  toolRunning: string;
+  toolDone: string;
+  toolError: string;
+  toolArguments: string;
+  toolResult: string;
+  toolErrorLabel: string;
+  copy: string;
+  copied: string;
+  typing: string;
+  connecting: string;
+  connected: string;
+  reconnecting: (seconds: number) => string;
+  offline: string;
+  retryNow: string;
+  notConnected: string;
+  tooLong: (count: number, limit: number) => string;
+  interrupted: string;
+  stopped: string;
+  failed: string;
+  loadOlder: string;
+  announceReply: (text: string) => string;
+  announceTool: (name: string) => string;
+  errorTitle: string;
+}
+
+const en: Strings = {
+  transcriptLabel: 'Conversation',
+  composerLabel: 'Message',
+  composerPlaceholder: 'Ask anything…',
+  send: 'Send',
+  stop: 'Stop',
+  jumpToLatest: 'Jump to latest',
+  you: 'You',
+  assistant: 'Assistant',
+  reasoning: 'Reasoning',
+  reasoningFor: (s) => `Reasoned for ${s}s`,
+  generating: 'Generating…',
+  chars: (n) => `${n} chars`,
+  waitingForModel: 'waiting for the model',
+  toolRunning: 'running',
+  toolDone: 'done',
+  toolError: 'failed',
+  toolArguments: 'Arguments',
+  toolResult: 'Result',
+  toolErrorLabel: 'Error',
+  copy: 'Copy',
+  copied: 'Copied',
+  typing: 'The assistant is writing',
+  connecting: 'Connecting…',
+  connected: 'Connected',
+  reconnecting: (s) => `Reconnecting in ${s}s…`,
+  offline: 'Offline',
+  retryNow: 'Retry now',
+  notConnected: 'Not connected: your message was kept, send it again once connected.',
+  tooLong: (n, limit) => `${n} / ${limit}`,
+  interrupted: 'This answer was interrupted.',
+  stopped: 'Stopped.',
+  failed: 'The answer failed.',
+  loadOlder: 'Load older messages',
+  announceReply: (t) => `Assistant replied: ${t}`,
+  announceTool: (name) => `Running tool ${name}`,
+  errorTitle: 'Error',
+};
+
+const zhCN: Strings = {
+  transcriptLabel: '对话',
+  composerLabel: '消息',
+  composerPlaceholder: '问点什么…',
+  send: '发送',
+  stop: '停止',
+  jumpToLatest: '跳到最新',
+  you: '你',
+  assistant: '助手',
+  reasoning: '推理',
+  reasoningFor: (s) => `推理了 ${s} 秒`,
+  generating: '生成中…',
+  chars: (n) => `${n} 字符`,
+  waitingForModel: '等待模型',
+  toolRunning: '运行中',
+  toolDone: '完成',
+  toolError: '失败',
+  toolArguments: '参数',
+  toolResult: '结果',
+  toolErrorLabel: '错误',
+  copy: '复制',
+  copied: '已复制',
+  typing: '助手正在输入',
+  connecting: '连接中…',
+  connected: '已连接',
+  reconnecting: (s) => `${s} 秒后重新连接…`,
+  offline: '离线',
+  retryNow: '立即重试',
+  notConnected: '未连接：消息已保留，连接后请重新发送。',
+  tooLong: (n, limit) => `${n} / ${limit}`,
+  interrupted: '这条回答被中断了。',
+  stopped: '已停止。',
+  failed: '回答失败。',
+  loadOlder: '加载更早的消息',
+  announceReply: (t) => `助手回复：${t}`,
+  announceTool: (name) => `正在运行工具 ${name}`,
+  errorTitle: '错误',
+};
+
+const locales = new Map<string, Strings>([
+  ['en', en],
+  ['zh-CN', zhCN],
+]);
+
+/** Adds a language, or overrides strings of one; missing strings fall back to English. */
+export function registerLocale(code: string, strings: Partial<Strings>): void {
+  locales.set(code, { ...en, ...locales.get(code), ...strings });
+}
+
+/** The strings for a BCP 47 tag: exact match, then the language alone (`zh-TW` -> `zh-CN` for `zh`), then English. */
+export function stringsFor(tag: string | undefined): Strings {
+  if (!tag) return en;
+  const exact = locales.get(tag);
+  if (exact) return exact;
+  const language = tag.split('-')[0]!.toLowerCase();
+  for (const [code, strings] of locales) if (code.split('-')[0]!.toLowerCase() === language) return strings;
+  return en;
+}
+
+export const defaultLocale = (): string =>
+  typeof navigator === 'undefined' ? 'en' : navigator.language || 'en';

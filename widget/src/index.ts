@@ -1,0 +1,11 @@
+/** @aalis/widget: `<aalis-chat>`, defined on import. */
+import { define } from './define.js';
+
+define();
+
+export { AalisChat } from './aalis-chat.js';
+export { AalisToolProgress, STALL_MS } from './components/tool-progress.js';
+export { define } from './define.js';
+export * from './events.js';
+export { registerLocale, type Strings } from './i18n/strings.js';
+export type { ConnectionState, SocketFactory, SocketLike } from './controllers/connection.js';

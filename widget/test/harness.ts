@@ -1,0 +1,121 @@
+/**
+ * A test transport for `<aalis-chat>`: sockets the test drives by hand with real frame
+ * sequences, so the element is exercised exactly as over the network, minus the network.
+ */
+import { fixture, html } from '@open-wc/testing';
+import type { ServerFrame } from '@aalis/protocol/client';
+import '../src/index.js';
+import type { AalisChat } from '../src/aalis-chat.js';
+import type { SocketLike } from '../src/controllers/connection.js';
+
+export class FakeSocket implements SocketLike {
+  readyState = 0;
+  readonly sent: Array<Record<string, unknown>> = [];
+  onopen: ((event: Event) => void) | null = null;
+  onmessage: ((event: MessageEvent) => void) | null = null;
+  onclose: ((event: CloseEvent) => void) | null = null;
+  onerror: ((event: Event) => void) | null = null;
+
+  constructor(readonly url: string) {
+    setTimeout(() => {
+      this.readyState = 1;
+      this.onopen?.(new Event('open'));
+    });
+  }
+
+  send(text: string): void {
+    this.sent.push(JSON.parse(text) as Record<string, unknown>);
+  }
+
+  close(code = 1000, reason = ''): void {
+    if (this.readyState === 3) return;
+    this.readyState = 3;
+    this.onclose?.(new CloseEvent('close', { code, reason }));
+  }
+
+  /** The server sends a frame. */
+  receive(frame: ServerFrame | Record<string, unknown>): void {
+    this.onmessage?.(new MessageEvent('message', { data: JSON.stringify(frame) }));
+  }
+}
+
+export interface Mounted {
+  el: AalisChat;
+  sockets: FakeSocket[];
+  socket: FakeSocket;
+  /** Sends frames and waits for the element to render them. */
+  frames(...frames: Array<ServerFrame | Record<string, unknown>>): Promise<void>;
+  shadow: ShadowRoot;
+}
+
+export const SESSION = 'session-test';
+
+export async function mount(
+  options: { locale?: string; serverTime?: number; messages?: unknown[]; theme?: string } = {},
+): Promise<Mounted> {
+  localStorage.clear();
+  const sockets: FakeSocket[] = [];
+  const factory = (url: string) => {
+    const socket = new FakeSocket(url);
+    sockets.push(socket);
+    return socket;
+  };
+  const el = await fixture<AalisChat>(
+    html`<aalis-chat
+      server="https://chat.example.com"
+      locale=${options.locale ?? 'en'}
+      theme=${options.theme ?? 'light'}
+      .socketFactory=${factory}
+    ></aalis-chat>`,
+  );
+  await until(() => sockets[0]?.sent.length === 1);
+  const mounted: Mounted = {
+    el,
+    sockets,
+    get socket() {
+      return sockets.at(-1)!;
+    },
+    shadow: el.shadowRoot!,
+    frames: async (...frames) => {
+      for (const frame of frames) mounted.socket.receive(frame);
+      await el.updateComplete;
+    },
+  };
+  await mounted.frames({
+    type: 'ready',
+    sessionId: SESSION,
+    serverTime: options.serverTime ?? Date.now(),
+    messages: options.messages ?? [],
+    resumed: false,
+  });
+  return mounted;
+}
+
+export async function until(condition: () => boolean, timeoutMs = 3_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+export const userMessage = (text = 'hi') => ({
+  type: 'user_message',
+  sessionId: SESSION,
+  message: { id: `u-${Math.random()}`, role: 'user', parts: [{ type: 'text', text }], createdAt: Date.now() },
+});
+export const progress = (index: number, name: string, charsAccumulated: number) => ({
+  type: 'stream',
+  sessionId: SESSION,
+  toolCallProgress: { index, name, charsAccumulated },
+});
+export const text = (contentDelta: string) => ({ type: 'stream', sessionId: SESSION, contentDelta });
+
+/** The pending cards, in the order shown, as the text a user reads. */
+export async function cards(root: ShadowRoot): Promise<string[]> {
+  const elements = [...root.querySelectorAll('aalis-tool-progress')];
+  await Promise.all(
+    elements.map((e) => (e as unknown as { updateComplete: Promise<unknown> }).updateComplete),
+  );
+  return elements.map((e) => e.shadowRoot!.textContent!.replace(/\s+/g, ' ').trim());
+}
