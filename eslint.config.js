@@ -29,5 +29,10 @@ export default tseslint.config(
     files: ['widget/**/*.ts'],
     ...wc.configs['flat/recommended'],
   },
+  {
+    // Chai's property assertions (`expect(x).to.exist`) read as expressions.
+    files: ['**/*.browser.test.ts'],
+    rules: { '@typescript-eslint/no-unused-expressions': 'off' },
+  },
   prettier,
 );

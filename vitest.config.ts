@@ -6,7 +6,7 @@ export default defineConfig({
   resolve: { conditions: ['source'] },
   ssr: { resolve: { conditions: ['source'] } },
   test: {
-    include: ['{protocol,server,demo}/test/**/*.test.ts', 'bench/**/*.test.ts'],
+    include: ['{protocol,server,widget,demo}/test/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/*.browser.test.ts'],
     environment: 'node',
   },

@@ -47,6 +47,7 @@
  */
 import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { property, query, state } from 'lit/decorators.js';
+import { live } from 'lit/directives/live.js';
 import { repeat } from 'lit/directives/repeat.js';
 import {
   Limits,
@@ -176,9 +177,9 @@ export class AalisChat extends LitElement {
   }
 
   protected override updated(changed: PropertyValues<this>): void {
-    if ((changed.has('server') && changed.get('server') !== undefined) || changed.has('socketFactory')) {
-      if (this.#connection) this.#open();
-    }
+    // A new server or transport after the first render: connect again (the first
+    // connection is opened by connectedCallback).
+    if (changed.get('server') !== undefined || changed.get('socketFactory') !== undefined) this.#open();
     if (this.stuckToBottom && this.transcript) this.transcript.scrollTop = this.transcript.scrollHeight;
   }
 
@@ -390,7 +391,7 @@ export class AalisChat extends LitElement {
 
   #renderUser(message: ChatMessage): TemplateResult {
     return html`<div class="bubble user" part="bubble bubble-user" data-id=${message.id}>
-      ${plainText(message)}
+      <span class="text">${plainText(message)}</span>
     </div>`;
   }
 
@@ -446,7 +447,7 @@ export class AalisChat extends LitElement {
           rows="1"
           aria-label=${strings.composerLabel}
           placeholder=${strings.composerPlaceholder}
-          .value=${this.draft}
+          .value=${live(this.draft)}
           @input=${this.#onInput}
           @keydown=${this.#onKeydown}
           @compositionstart=${() => (this.#composing = true)}

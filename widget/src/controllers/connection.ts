@@ -158,7 +158,8 @@ export class Connection {
 
   #set(state: ConnectionState, retryInMs?: number): void {
     if (state !== 'reconnecting') this.retryAt = undefined;
-    if (state === this.state && retryInMs === undefined) return;
+    // Every retry is announced, even in the same state, with its own wait.
+    if (state === this.state && retryInMs === undefined && state !== 'reconnecting') return;
     this.state = state;
     this.callbacks.state(state, retryInMs);
   }

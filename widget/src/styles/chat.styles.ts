@@ -122,6 +122,8 @@ export const chatStyles = css`
     align-self: flex-end;
     background: var(--_user-bg);
     color: var(--_user-fg);
+  }
+  .bubble.user .text {
     white-space: pre-wrap;
   }
   .bubble.assistant {

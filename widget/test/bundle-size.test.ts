@@ -1,0 +1,22 @@
+/**
+ * The script-tag build stays within its budget: 35 KB gzipped (deep-chat's single file
+ * is 110 KB). Measured on the real build, which `npm test` makes first.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { expect, test } from 'vitest';
+
+const BUDGET = 35 * 1024;
+const file = new URL('../dist/aalis-chat.js', import.meta.url);
+
+test(`dist/aalis-chat.js is at most ${BUDGET} bytes gzipped`, () => {
+  expect(existsSync(file), 'run `npm run build -w @aalis/widget` first').toBe(true);
+  const raw = readFileSync(file);
+  const gzipped = gzipSync(raw, { level: 9 }).length;
+  console.log(
+    `aalis-chat.js: ${raw.length} B raw, ${gzipped} B gzipped (budget ${BUDGET}; deep-chat 110 KB)`,
+  );
+  expect(gzipped).toBeLessThanOrEqual(BUDGET);
+  // Self-contained: no bare imports left for a browser to fail on.
+  expect(raw.toString()).not.toMatch(/from\s*["'](lit|marked|@aalis\/protocol)/);
+});
