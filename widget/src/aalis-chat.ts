@@ -1,3 +1,34 @@
+import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { property, query, state } from 'lit/decorators.js';
+import { live } from 'lit/directives/live.js';
+import { repeat } from 'lit/directives/repeat.js';
+import {
+  Limits,
+  clockOffset,
+  emptyView,
+  progressList,
+  reduce,
+  toServerTime,
+  type ChatMessage,
+  type ChatView,
+  type ServerFrame,
+} from '@aalis/protocol/client';
+import { renderCards, renderParts, type PartContext } from './components/parts.js';
+import { sendIcon, stopIcon } from './components/icons.js';
+import {
+  Connection,
+  browserSocket,
+  type ConnectionState,
+  type SocketFactory,
+} from './controllers/connection.js';
+import { AalisConnectionChangeEvent, AalisErrorEvent, AalisMessageEvent, AalisSendEvent } from './events.js';
+import { defaultLocale, stringsFor, type Strings } from './i18n/strings.js';
+import type { MarkdownCache, RenderOptions } from './markdown/render.js';
+import { chatStyles } from './styles/chat.styles.js';
+
+/** Within this many pixels of the bottom, the transcript follows new output. */
+const STICK_PX = 48;
+
 /**
  * `<aalis-chat>`: a streaming, tool-using LLM chat for any page, talking to an Aalis
  * protocol server. Everything it shows is the protocol reducer's view of the frames it
@@ -45,37 +76,6 @@
  * @cssprop --aalis-max-width - Widest the conversation column grows.
  * @cssprop --aalis-height - Height of the widget.
  */
-import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
-import { property, query, state } from 'lit/decorators.js';
-import { live } from 'lit/directives/live.js';
-import { repeat } from 'lit/directives/repeat.js';
-import {
-  Limits,
-  clockOffset,
-  emptyView,
-  progressList,
-  reduce,
-  toServerTime,
-  type ChatMessage,
-  type ChatView,
-  type ServerFrame,
-} from '@aalis/protocol/client';
-import { renderCards, renderParts, type PartContext } from './components/parts.js';
-import { sendIcon, stopIcon } from './components/icons.js';
-import {
-  Connection,
-  browserSocket,
-  type ConnectionState,
-  type SocketFactory,
-} from './controllers/connection.js';
-import { AalisConnectionChangeEvent, AalisErrorEvent, AalisMessageEvent, AalisSendEvent } from './events.js';
-import { defaultLocale, stringsFor, type Strings } from './i18n/strings.js';
-import type { MarkdownCache, RenderOptions } from './markdown/render.js';
-import { chatStyles } from './styles/chat.styles.js';
-
-/** Within this many pixels of the bottom, the transcript follows new output. */
-const STICK_PX = 48;
-
 export class AalisChat extends LitElement {
   static override styles = chatStyles;
 
@@ -85,6 +85,7 @@ export class AalisChat extends LitElement {
   @property() token = '';
   /** `en`, `zh-CN` or any registered locale; the browser's language by default. */
   @property() locale = '';
+  /** `light`, `dark`, or `auto` (follows the system's colour scheme). */
   @property({ reflect: true }) theme: 'light' | 'dark' | 'auto' = 'auto';
   /** The localStorage key that keeps the session id, so two widgets on one page do not collide. */
   @property({ attribute: 'session-key' }) sessionKey = 'aalis-chat-session';

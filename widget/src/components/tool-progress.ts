@@ -1,13 +1,3 @@
-/**
- * One pending tool-call card: `<icon> <name> 142 chars · 3.2s`. It owns the 100 ms
- * tick, so only the cards re-render while a model writes a tool call, never the whole
- * transcript. When its index has had no fragment for 5 s it says so, so a user can tell
- * a slow model from a dead one.
- *
- * @csspart icon - The tool icon.
- * @csspart name - The tool's name.
- * @csspart meta - The character count and elapsed time.
- */
 import { LitElement, css, html } from 'lit';
 import { property } from 'lit/decorators.js';
 import { elapsedSince, type ToolCallProgressEntry } from '@aalis/protocol/client';
@@ -19,6 +9,16 @@ import { toolIcon } from './icons.js';
 export const STALL_MS = 5_000;
 export const TICK_MS = 100;
 
+/**
+ * One pending tool-call card: `<icon> <name> 142 chars · 3.2s`. It owns the 100 ms
+ * tick, so only the cards re-render while a model writes a tool call, never the whole
+ * transcript. When its index has had no fragment for 5 s it says so, so a user can tell
+ * a slow model from a dead one.
+ *
+ * @csspart icon - The tool icon.
+ * @csspart name - The tool's name.
+ * @csspart meta - The character count and elapsed time.
+ */
 export class AalisToolProgress extends LitElement {
   static override styles = css`
     :host {

@@ -1,0 +1,68 @@
+/** How often the widget renders: once per animation frame at most, and cards alone while they tick. */
+import { expect } from '@open-wc/testing';
+import type { AalisChat } from '../src/aalis-chat.js';
+import { SESSION, mount, progress, text, until, userMessage } from './harness.js';
+
+function countRenders(el: AalisChat): { count: number } {
+  const counter = { count: 0 };
+  const original = (el as unknown as { render: () => unknown }).render.bind(el);
+  (el as unknown as { render: () => unknown }).render = () => {
+    counter.count++;
+    return original();
+  };
+  return counter;
+}
+
+describe('render cost', () => {
+  it('frames that arrive within one animation frame cause one render', async () => {
+    const { el, socket } = await mount();
+    const renders = countRenders(el);
+    socket.receive(userMessage());
+    for (let i = 0; i < 50; i++) socket.receive(progress(0, 'write_file', i * 10));
+    for (let i = 0; i < 50; i++) socket.receive(text(`word${i} `));
+    await el.updateComplete;
+    expect(renders.count).to.equal(1);
+  });
+
+  it('the ticking cards re-render themselves, never the transcript', async () => {
+    const { el, frames, shadow } = await mount();
+    await frames(userMessage(), progress(0, 'write_file', 5), progress(1, 'search_docs', 3));
+    const renders = countRenders(el);
+    const card = shadow.querySelector('aalis-tool-progress')!;
+    const before = card.shadowRoot!.textContent;
+    await new Promise((r) => setTimeout(r, 450));
+    expect(renders.count).to.equal(0);
+    expect(card.shadowRoot!.textContent).not.to.equal(before);
+  });
+});
+
+describe('scrolling', () => {
+  it('follows new output, stops when the reader scrolls up, and jumps back on request', async () => {
+    const { el, frames, shadow } = await mount();
+    const transcript = shadow.querySelector<HTMLElement>('.transcript')!;
+    await frames(userMessage(), text('line\n\n'.repeat(80)));
+    expect(transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight).to.be.below(2);
+    transcript.scrollTop = 0;
+    transcript.dispatchEvent(new Event('scroll'));
+    await el.updateComplete;
+    await frames(text('more\n\n'.repeat(20)));
+    expect(transcript.scrollTop).to.equal(0);
+    const jump = shadow.querySelector<HTMLButtonElement>('[part~="jump-button"]')!;
+    expect(jump.textContent!.trim()).to.equal('Jump to latest');
+    jump.click();
+    await el.updateComplete;
+    expect(transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight).to.be.below(2);
+    expect(shadow.querySelector('[part~="jump-button"]')).to.equal(null);
+  });
+});
+
+describe('sessions', () => {
+  it('remembers the session under its key, and newSession() asks for a fresh one', async () => {
+    const { el, socket } = await mount();
+    expect(localStorage.getItem('aalis-chat-session')).to.equal(SESSION);
+    el.newSession();
+    await until(() => socket.sent.length === 2);
+    expect(socket.sent[1]).to.deep.equal({ type: 'hello', protocol: 1 });
+    expect(localStorage.getItem('aalis-chat-session')).to.equal(null);
+  });
+});
