@@ -1,16 +1,45 @@
-// `npm start`: builds the server and runs it on http://127.0.0.1:8787 with history in
-// ./.data (SQLite), on the demo model unless a provider key is set in the environment.
-// The demo page itself is still being built; until it is, this runs the server alone.
-import { spawnSync, spawn } from 'node:child_process';
+// `npm start`: builds the server and the widget, then runs the demo on
+// http://127.0.0.1:8787 with SQLite history in ./.data, on the scripted demo model
+// unless OPENAI_API_KEY, DEEPSEEK_API_KEY or OLLAMA_HOST is set.
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const build = spawnSync('npx', ['tsc', '-b', 'server'], { cwd: root, stdio: 'inherit' });
-if (build.status !== 0) {
-  console.error('npm start: the build failed (see above).');
-  process.exit(build.status ?? 1);
+const step = (what, command, args) => {
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) {
+    console.error(`npm start: ${what} failed (see above).`);
+    process.exit(result.status ?? 1);
+  }
+};
+step('building the server', 'npx', ['tsc', '-b', 'server']);
+step('building the widget', 'npm', ['run', 'build', '--silent', '-w', '@aalis/widget']);
+
+const env = { AALIS_DATA_DIR: `${root}.data`, LOG_LEVEL: 'warn', ...process.env };
+const { startDemo } = await import('./app.mjs');
+let demo;
+try {
+  demo = await startDemo(env);
+} catch (error) {
+  if (error?.name === 'ConfigError') {
+    console.error(`npm start: ${error.message}`);
+    process.exit(2);
+  }
+  throw error;
 }
-const env = { AALIS_DATA_DIR: `${root}.data`, ...process.env };
-const server = spawn(process.execPath, ['server/bin/aalis-server.js'], { cwd: root, stdio: 'inherit', env });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
-server.on('exit', (code) => process.exit(code ?? 0));
+const { name, model } = demo.provider;
+console.log(`
+  Aalis Chat demo: ${demo.url}
+
+  model:   ${name === 'demo' ? 'the scripted demo model (set OPENAI_API_KEY, DEEPSEEK_API_KEY or OLLAMA_HOST for a real one)' : `${name}, ${model}`}
+  history: ${env.AALIS_DATA_DIR}/aalis.sqlite
+  widget:  ${demo.url}/aalis-chat.js
+
+  Ctrl+C to stop.
+`);
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, async () => {
+    await demo.close();
+    process.exit(0);
+  });
+}

@@ -45,6 +45,19 @@ describe('HTTP routes', () => {
     expect(await res.json()).toEqual({ ok: true, provider: 'openai', runningTurns: 0 });
   });
 
+  test('/origin-check tells a page whether its origin may open the socket, with CORS', async () => {
+    server = await startServer({ allowedOrigins: ['https://shop.example.com'] });
+    const url = server.url.replace('ws://', 'http://').replace('/ws', '/origin-check');
+    for (const [origin, allowed] of [
+      ['https://shop.example.com', true],
+      ['https://evil.example.com', false],
+    ] as const) {
+      const res = await fetch(url, { headers: { origin } });
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      expect(await res.json()).toEqual({ allowed });
+    }
+  });
+
   test('/aalis-chat.js: 404 with advice when not built; served with CORS, caching and ETag when it is', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'aalis-widget-'));
     try {

@@ -201,6 +201,7 @@ export class AalisChat extends LitElement {
           this.refusal = reason || `closed (${code})`;
           this.dispatchEvent(new AalisErrorEvent(String(code), this.refusal));
         },
+        unreachable: () => this.#checkOrigin(),
         hello: () => {
           const sessionId = this.#storage((s) => s.getItem(this.sessionKey)) ?? undefined;
           return { ...(sessionId ? { sessionId } : {}), ...(this.token ? { token: this.token } : {}) };
@@ -211,11 +212,30 @@ export class AalisChat extends LitElement {
     this.#connection.open(this.#socketUrl());
   }
 
-  #socketUrl(): string {
+  /** Asks the server whether this page's origin is allowed; true (and a visible error) when not. */
+  async #checkOrigin(): Promise<boolean> {
+    try {
+      const response = await fetch(new URL('origin-check', this.#serverBase()), { cache: 'no-store' });
+      const { allowed } = (await response.json()) as { allowed?: boolean };
+      if (allowed !== false) return false;
+    } catch {
+      return false;
+    }
+    this.refusal = this.strings.originRefused;
+    this.dispatchEvent(new AalisErrorEvent('origin_refused', this.refusal));
+    return true;
+  }
+
+  #serverBase(): URL {
     const base = new URL(this.server || location.origin, location.href);
-    base.protocol = base.protocol === 'https:' ? 'wss:' : 'ws:';
-    base.pathname = `${base.pathname.replace(/\/+$/, '')}/ws`;
-    return base.toString();
+    if (!base.pathname.endsWith('/')) base.pathname += '/';
+    return base;
+  }
+
+  #socketUrl(): string {
+    const url = new URL('ws', this.#serverBase());
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    return url.toString();
   }
 
   #receive(frame: ServerFrame): void {

@@ -1,6 +1,7 @@
 /**
  * The Aalis chat server as a Fastify plugin, for a host to register in its own app:
- * `GET /ws` (the protocol), `GET /healthz`, `GET /aalis-chat.js` (the widget).
+ * `GET /ws` (the protocol), `GET /healthz`, `GET /aalis-chat.js` (the widget), and
+ * `GET /origin-check` (whether the calling page's origin may open the socket).
  *
  *   await app.register(aalisChat, { provider, model, store, allowedOrigins });
  */
@@ -129,6 +130,13 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
     provider: options.provider.name,
     runningTurns: hub.runningTurns,
   }));
+
+  // A refused upgrade reaches a browser as a bare close, indistinguishable from a network
+  // failure; this lets the widget tell its user why instead of retrying forever.
+  app.get('/origin-check', async (request, reply) => {
+    void reply.header('access-control-allow-origin', '*').header('cache-control', 'no-store');
+    return { allowed: isOriginAllowed(request.headers.origin, request.headers.host, allowedOrigins) };
+  });
 
   const widget = new WidgetFile(options.widgetFile ?? defaultWidgetFile());
   app.get('/aalis-chat.js', async (request, reply) => {

@@ -29,6 +29,11 @@ export interface ConnectionCallbacks {
   state(state: ConnectionState, retryInMs?: number): void;
   /** The server refused for good (bad token, wrong protocol): no more retries. */
   refused(code: number, reason: string): void;
+  /**
+   * The socket closed without ever opening. Resolves true when the server says this page
+   * may not connect at all, which ends the retrying.
+   */
+  unreachable(): Promise<boolean>;
   /** Said before each `hello`, so the session the element remembers is asked for. */
   hello(): { sessionId?: string; token?: string };
 }
@@ -106,7 +111,10 @@ export class Connection {
       return;
     }
     this.#socket = socket;
-    socket.onopen = () => this.#sayHello(socket);
+    socket.onopen = () => {
+      opened = true;
+      this.#sayHello(socket);
+    };
     socket.onmessage = (event) => {
       if (socket !== this.#socket || typeof event.data !== 'string') return;
       const decoded = decodeServerFrame(event.data);
@@ -118,9 +126,18 @@ export class Connection {
       }
       this.callbacks.frame(decoded.frame);
     };
+    let opened = false;
     socket.onclose = (event) => {
       if (socket !== this.#socket) return;
       this.#socket = undefined;
+      if (!opened && this.#wanted) {
+        void this.callbacks.unreachable().then((refused) => {
+          if (!refused) return;
+          clearTimeout(this.#timer);
+          this.#wanted = false;
+          this.#set('offline');
+        });
+      }
       if (FINAL.has(event.code)) {
         this.#wanted = false;
         this.#set('offline');

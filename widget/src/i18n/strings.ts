@@ -39,6 +39,7 @@ export interface Strings {
   announceReply: (text: string) => string;
   announceTool: (name: string) => string;
   errorTitle: string;
+  originRefused: string;
 }
 
 const en: Strings = {
@@ -78,6 +79,8 @@ const en: Strings = {
   announceReply: (t) => `Assistant replied: ${t}`,
   announceTool: (name) => `Running tool ${name}`,
   errorTitle: 'Error',
+  originRefused:
+    "the chat server does not allow this page's address (ask its owner to add it to AALIS_ALLOWED_ORIGINS).",
 };
 
 const zhCN: Strings = {
@@ -117,6 +120,7 @@ const zhCN: Strings = {
   announceReply: (t) => `助手回复：${t}`,
   announceTool: (name) => `正在运行工具 ${name}`,
   errorTitle: '错误',
+  originRefused: '聊天服务器不允许此页面的地址（请其管理员将它加入 AALIS_ALLOWED_ORIGINS）。',
 };
 
 const locales = new Map<string, Strings>([
