@@ -21,6 +21,10 @@ export default tseslint.config(
     },
   },
   {
+    files: ['demo/public/**/*.js'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     files: ['widget/**/*.ts', '**/*.browser.test.ts'],
     languageOptions: { globals: { ...globals.browser } },
     ...lit.configs['flat/recommended'],

@@ -21,6 +21,8 @@ export interface Reply {
   breakAfterBytes?: number;
   /** Never answer (for timeouts and aborts). */
   hang?: boolean;
+  /** Write one SSE event (or NDJSON line) at a time instead of `pieces` random pieces. */
+  byEvent?: boolean;
 }
 
 export interface RecordedRequest {
@@ -33,6 +35,8 @@ export interface RecordedRequest {
 export interface FakeUpstream {
   url: string;
   requests: RecordedRequest[];
+  /** Every piece written, with the time it was written. */
+  writes: Array<{ at: number; text: string }>;
   /** Resolves when a request's connection closed before its reply ended (an abort reached the server). */
   closedEarly: Promise<void>;
   close(): Promise<void>;
@@ -52,10 +56,21 @@ function split(bytes: Buffer, pieces: number, seed = 7): Buffer[] {
   return sorted.slice(1).map((end, i) => bytes.subarray(sorted[i], end));
 }
 
+/** Splits SSE or NDJSON text after each event: at blank lines, or at newlines when there are none. */
+function byEvent(bytes: Buffer): Buffer[] {
+  const text = bytes.toString('utf8');
+  const separator = text.includes('\n\n') ? '\n\n' : '\n';
+  return text
+    .split(separator)
+    .filter((part) => part.trim())
+    .map((part) => Buffer.from(part + separator));
+}
+
 export async function startFakeUpstream(
   replies: Reply[] | ((request: RecordedRequest) => Reply),
 ): Promise<FakeUpstream> {
   const requests: RecordedRequest[] = [];
+  const writes: Array<{ at: number; text: string }> = [];
   let signalClosedEarly: () => void = () => {};
   const closedEarly = new Promise<void>((resolve) => (signalClosedEarly = resolve));
   const queue = Array.isArray(replies) ? [...replies] : undefined;
@@ -96,9 +111,13 @@ export async function startFakeUpstream(
     });
     const bytes = Buffer.isBuffer(reply.body) ? reply.body : Buffer.from(reply.body ?? '');
     const limit = reply.breakAfterBytes ?? bytes.length;
-    for (const piece of split(bytes.subarray(0, limit), reply.pieces ?? 1)) {
+    const pieces = reply.byEvent
+      ? byEvent(bytes.subarray(0, limit))
+      : split(bytes.subarray(0, limit), reply.pieces ?? 1);
+    for (const piece of pieces) {
       if (res.destroyed) return;
       res.write(piece);
+      writes.push({ at: Date.now(), text: piece.toString('utf8') });
       if (reply.delayMs) await sleep(reply.delayMs);
     }
     if (reply.breakAfterBytes !== undefined) {
@@ -113,6 +132,7 @@ export async function startFakeUpstream(
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    writes,
     closedEarly,
     close: () =>
       new Promise<void>((resolve) => {

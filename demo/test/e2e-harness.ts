@@ -1,0 +1,160 @@
+/**
+ * End-to-end: the real demo (server, widget build, page) in Debian Chromium driven by
+ * playwright-core, the model being a fake OpenAI-compatible upstream that writes the
+ * real SSE wire format.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { startFakeUpstream, type FakeUpstream, type Reply } from '../../server/test/fake-upstream.js';
+// @ts-expect-error: a plain script without types.
+import { startDemo } from '../app.mjs';
+// @ts-expect-error: a plain script without types.
+import { ensureChromium } from '../../scripts/ensure-chromium.mjs';
+
+export const SCREENSHOTS = new URL('../../docs/screenshots/', import.meta.url).pathname;
+
+export interface Demo {
+  url: string;
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export class E2E {
+  upstream!: FakeUpstream;
+  demo!: Demo;
+  browser!: Browser;
+  readonly dataDir = mkdtempSync(join(tmpdir(), 'aalis-e2e-'));
+  port = 0;
+
+  async start(replies: Reply[], env: Record<string, string> = {}): Promise<void> {
+    this.upstream = await startFakeUpstream(replies);
+    this.port ||= await freePort();
+    await this.startServer(env);
+    this.browser ??= await chromium.launch({
+      executablePath: ensureChromium() as string,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-dev-shm-usage',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
+  }
+
+  async startServer(env: Record<string, string> = {}): Promise<void> {
+    this.demo = (await startDemo({
+      PORT: String(this.port),
+      HOST: '127.0.0.1',
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: `${this.upstream.url}/v1`,
+      AALIS_DATA_DIR: this.dataDir,
+      LOG_LEVEL: 'silent',
+      ...env,
+    })) as Demo;
+  }
+
+  async page(url = this.demo.url): Promise<Page> {
+    const page = await this.browser.newPage({ viewport: { width: 1280, height: 860 } });
+    page.on('console', (message) => {
+      if (process.env.E2E_DEBUG) console.log(`[page] ${message.text()}`);
+    });
+    page.on('dialog', (dialog) => {
+      throw new Error(`a dialog opened: ${dialog.message()}`);
+    });
+    await page.goto(url);
+    await page.locator('aalis-chat .status[hidden]').waitFor({ state: 'attached' });
+    return page;
+  }
+
+  async stop(): Promise<void> {
+    await this.demo?.close();
+    await this.upstream?.close();
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    await this.browser?.close();
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Types into the widget and sends with Enter, as a user does. */
+export async function ask(page: Page, text: string): Promise<void> {
+  const box = page.locator('aalis-chat textarea');
+  await box.fill(text);
+  await box.press('Enter');
+}
+
+const CARD = /^(\S+) (\d+) chars · ([\d.]+)s$/;
+
+/** A pending card's text as a user reads it, parsed: name, chars, elapsed seconds. */
+export async function readCard(
+  page: Page,
+  index = 0,
+): Promise<{ name: string; chars: number; seconds: number }> {
+  // The card's text lives in its own shadow root, rendered a moment after the card appears.
+  const card = page.locator('aalis-chat aalis-tool-progress').nth(index);
+  let text = '';
+  await expect
+    .poll(
+      async () =>
+        (text = (await card.evaluate((e) => e.shadowRoot?.textContent ?? '')).replace(/\s+/g, ' ').trim()),
+    )
+    .toMatch(CARD);
+  const match = CARD.exec(text)!;
+  return { name: match[1]!, chars: Number(match[2]), seconds: Number(match[3]) };
+}
+
+/**
+ * Starts watching for the first pending card; the returned function resolves with the
+ * page's clock when that card was painted (the frame after it entered the DOM). Watched
+ * from inside the page, since polling from the test adds its own delay.
+ */
+export async function watchFirstCard(page: Page): Promise<() => Promise<number>> {
+  await page.evaluate(() => {
+    const root = document.querySelector('aalis-chat')!.shadowRoot!;
+    const observer = new MutationObserver(() => {
+      if (!root.querySelector('.tool-call-block-pending')) return;
+      observer.disconnect();
+      requestAnimationFrame(
+        () => ((window as unknown as { cardPaintedAt: number }).cardPaintedAt = Date.now()),
+      );
+    });
+    observer.observe(root, { childList: true, subtree: true });
+  });
+  return async () => {
+    const handle = await page.waitForFunction(
+      () => (window as unknown as { cardPaintedAt?: number }).cardPaintedAt,
+      null,
+      {
+        timeout: 10_000,
+      },
+    );
+    return (await handle.jsonValue()) as number;
+  };
+}
+
+/** Waits for the turn's final message bubble. */
+export async function turnEnded(page: Page, count = 1, timeout = 30_000): Promise<void> {
+  await page
+    .locator('aalis-chat .bubble.assistant[data-id]')
+    .nth(count - 1)
+    .waitFor({ timeout });
+}

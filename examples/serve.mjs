@@ -1,0 +1,49 @@
+// Serves the examples from their own origin (http://127.0.0.1:5173 by default), pointing
+// them at the chat server in AALIS_SERVER (http://127.0.0.1:8787 by default):
+//   AALIS_ALLOWED_ORIGINS=http://127.0.0.1:5173 npm start     # the chat server
+//   node examples/serve.mjs                                     # this, in another terminal
+// then open http://127.0.0.1:5173/ (plain HTML) or http://127.0.0.1:5173/vue/ (Vue).
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const vue = createRequire(import.meta.url).resolve('vue/dist/vue.esm-browser.prod.js');
+const DEFAULT_SERVER = 'http://127.0.0.1:8787';
+
+const routes = {
+  '/': { file: `${here}plain-html/index.html`, type: 'text/html; charset=utf-8', rewrite: true },
+  '/vue/': { file: `${here}vue/index.html`, type: 'text/html; charset=utf-8', rewrite: true },
+  '/vendor/vue.esm-browser.prod.js': { file: vue, type: 'text/javascript; charset=utf-8' },
+};
+
+/** Starts the examples server; resolves with its URL. */
+export function serveExamples({ port = 5173, host = '127.0.0.1', chatServer = DEFAULT_SERVER } = {}) {
+  const server = createServer(async (req, res) => {
+    const route = routes[new URL(req.url ?? '/', 'http://x').pathname];
+    if (!route) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      return;
+    }
+    let body = await readFile(route.file, 'utf8');
+    if (route.rewrite) body = body.replaceAll(DEFAULT_SERVER, chatServer);
+    res.writeHead(200, { 'content-type': route.type }).end(body);
+  });
+  return new Promise((resolve) =>
+    server.listen(port, host, () => {
+      const address = server.address();
+      resolve({ url: `http://${host}:${address.port}`, close: () => new Promise((r) => server.close(r)) });
+    }),
+  );
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { url } = await serveExamples({
+    port: Number(process.env.EXAMPLES_PORT ?? 5173),
+    chatServer: process.env.AALIS_SERVER ?? DEFAULT_SERVER,
+  });
+  console.log(
+    `examples: ${url}/ (plain HTML) and ${url}/vue/ (Vue), using the chat server at ${process.env.AALIS_SERVER ?? DEFAULT_SERVER}`,
+  );
+}
