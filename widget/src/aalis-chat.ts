@@ -1,5 +1,6 @@
 import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { property, query, state } from 'lit/decorators.js';
+import { guard } from 'lit/directives/guard.js';
 import { live } from 'lit/directives/live.js';
 import { repeat } from 'lit/directives/repeat.js';
 import {
@@ -346,11 +347,16 @@ export class AalisChat extends LitElement {
                 </button>`
               : nothing
           }
-          ${repeat(
-            this.view.messages,
-            (m) => m.id,
-            (m) => this.#renderMessage(m),
-          )}
+          ${
+            // The history changes only when a turn ends: not re-diffed on every frame.
+            guard([this.view.messages, this.locale], () =>
+              repeat(
+                this.view.messages,
+                (m) => m.id,
+                (m) => this.#renderMessage(m),
+              ),
+            )
+          }
           ${this.#renderTurn()}
           ${this.errors.map(
             (e) =>

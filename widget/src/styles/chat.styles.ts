@@ -5,6 +5,20 @@
  */
 import { css } from 'lit';
 
+/** The dark defaults, for `theme="dark"` and for `theme="auto"` on a dark system. */
+const darkTokens = css`
+  --_bg: var(--aalis-color-background, #111113);
+  --_fg: var(--aalis-color-text, #edeef0);
+  --_muted: var(--aalis-color-muted, #b0b4ba);
+  --_accent: var(--aalis-color-accent, #5b7ff3);
+  --_border: var(--aalis-color-border, #2e3135);
+  --_warning: var(--aalis-color-warning, #ffa057);
+  --_danger: var(--aalis-color-danger, #ff9592);
+  --_assistant-bg: var(--aalis-bubble-assistant-background, #212225);
+  --_card-bg: var(--aalis-card-background, #18191b);
+  color-scheme: dark;
+`;
+
 export const chatStyles = css`
   :host {
     --_bg: var(--aalis-color-background, #ffffff);
@@ -44,29 +58,11 @@ export const chatStyles = css`
     color-scheme: light;
   }
   :host([theme='dark']) {
-    --_bg: var(--aalis-color-background, #111113);
-    --_fg: var(--aalis-color-text, #edeef0);
-    --_muted: var(--aalis-color-muted, #b0b4ba);
-    --_accent: var(--aalis-color-accent, #5b7ff3);
-    --_border: var(--aalis-color-border, #2e3135);
-    --_warning: var(--aalis-color-warning, #ffa057);
-    --_danger: var(--aalis-color-danger, #ff9592);
-    --_assistant-bg: var(--aalis-bubble-assistant-background, #212225);
-    --_card-bg: var(--aalis-card-background, #18191b);
-    color-scheme: dark;
+    ${darkTokens}
   }
   @media (prefers-color-scheme: dark) {
     :host([theme='auto']) {
-      --_bg: var(--aalis-color-background, #111113);
-      --_fg: var(--aalis-color-text, #edeef0);
-      --_muted: var(--aalis-color-muted, #b0b4ba);
-      --_accent: var(--aalis-color-accent, #5b7ff3);
-      --_border: var(--aalis-color-border, #2e3135);
-      --_warning: var(--aalis-color-warning, #ffa057);
-      --_danger: var(--aalis-color-danger, #ff9592);
-      --_assistant-bg: var(--aalis-bubble-assistant-background, #212225);
-      --_card-bg: var(--aalis-card-background, #18191b);
-      color-scheme: dark;
+      ${darkTokens}
     }
   }
   *,

@@ -1,0 +1,33 @@
+// The baseline for added latency: the least a relay can do. On a WebSocket message it
+// requests the model's SSE stream with fetch, parses each event and forwards its data
+// over the socket as is. No agent, no reducer, no validation, no buffers.
+import { ws } from './lib.mjs';
+
+const { WebSocketServer } = ws;
+
+const UPSTREAM = process.env.UPSTREAM;
+const wss = new WebSocketServer({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' }, () =>
+  process.send?.({ port: wss.address().port }),
+);
+wss.on('connection', (socket) => {
+  socket.on('message', async () => {
+    const response = await fetch(`${UPSTREAM}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: 'go' }] }),
+    });
+    const decoder = new TextDecoder();
+    let buffered = '';
+    for await (const bytes of response.body) {
+      buffered += decoder.decode(bytes, { stream: true });
+      let end;
+      while ((end = buffered.indexOf('\n\n')) >= 0) {
+        const event = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        const data = event.startsWith('data: ') ? event.slice(6) : '';
+        if (data && data !== '[DONE]') socket.send(JSON.stringify(JSON.parse(data)));
+      }
+    }
+    socket.send('{"done":true}');
+  });
+});

@@ -1,0 +1,142 @@
+// Shared pieces of the benchmarks: processes, ports, statistics.
+import { fork, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** The `ws` the server uses (the root may hold an older one, for the test tools). */
+export const ws = createRequire(`${root}server/package.json`)('ws');
+
+// Services this process started die with it, whatever way it ends.
+const children = new Set();
+const track = (child) => {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+};
+for (const signal of ['exit', 'SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    for (const child of children) child.kill('SIGKILL');
+    if (signal !== 'exit') process.exit(1);
+  });
+}
+
+export function freePort() {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Forks a script that reports `{ port }` over IPC once it listens. */
+export function forkService(script, env, { cpu } = {}) {
+  const child = track(
+    cpu === undefined
+      ? fork(script, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+      : spawn('taskset', ['-c', String(cpu), process.execPath, script], {
+          env: { ...process.env, ...env },
+          stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        }),
+  );
+  return new Promise((resolve, reject) => {
+    child.once('message', (message) => resolve({ child, port: message.port }));
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+/** Runs a script to its end and returns what it printed. */
+export function runScript(script, env, { cpu } = {}) {
+  const [command, args] =
+    cpu === undefined
+      ? [process.execPath, [script]]
+      : ['taskset', ['-c', String(cpu), process.execPath, script]];
+  const child = track(
+    spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] }),
+  );
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) =>
+    child.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${script} exited with ${code}`)),
+    ),
+  );
+}
+
+/** Spawns a long-running process that dies with this one. */
+export function spawnService(command, args, env) {
+  return track(spawn(command, args, { env: { ...process.env, ...env }, stdio: 'ignore' }));
+}
+
+/**
+ * The Aalis server as \`aalis-server\` runs it, on a model at \`upstreamUrl\`, history in
+ * memory; pinned to \`cpu\` when given. Resolves once it answers /healthz.
+ */
+export async function startAalis(upstreamUrl, { cpu } = {}) {
+  const port = await freePort();
+  const cli = join(root, 'server/bin/aalis-server.js');
+  const [command, args] =
+    cpu === undefined ? [process.execPath, [cli]] : ['taskset', ['-c', String(cpu), process.execPath, cli]];
+  const child = spawnService(command, args, {
+    PORT: String(port),
+    OPENAI_API_KEY: 'bench',
+    OPENAI_BASE_URL: `${upstreamUrl}/v1`,
+    LOG_LEVEL: 'silent',
+    AALIS_DATA_DIR: '',
+  });
+  await waitForHttp(`http://127.0.0.1:${port}/healthz`);
+  return { child, port };
+}
+
+export async function waitForHttp(url, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // Not up yet.
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not come up`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export function percentile(sorted, p) {
+  if (!sorted.length) return NaN;
+  const at = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[at];
+}
+
+export const median = (values) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
+
+export const ms = (value, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+
+/** The upstream's write log: "<stream>:<fragment>" -> ns. */
+export async function readWrites(upstreamUrl) {
+  const writes = new Map();
+  const text = await (await fetch(`${upstreamUrl}/writes`)).text();
+  for (const line of text.trim().split('\n')) {
+    const [stream, fragment, ns] = line.split(' ');
+    writes.set(`${stream}:${fragment}`, BigInt(ns));
+  }
+  return writes;
+}
+
+/** Milliseconds from each fragment's write to its arrival, sorted. */
+export function latenciesOf(arrivals, writes) {
+  return arrivals
+    .map(([stream, fragment, ns]) => {
+      const written = writes.get(`${stream}:${fragment}`);
+      return written === undefined ? NaN : Number(BigInt(ns) - written) / 1e6;
+    })
+    .filter(Number.isFinite)
+    .sort((a, b) => a - b);
+}

@@ -1,0 +1,59 @@
+// A fake OpenAI-compatible model in its own process, for benchmarks. Each completion
+// request streams one tool call whose arguments arrive in FRAGMENTS pieces at RATE per
+// second (real SSE format); a request that carries tool results gets a short answer.
+// The tool is named after the stream (`t_<id>`), so a client can tell whose fragment
+// it received. Every fragment's write time (process.hrtime, the system's monotonic
+// clock, comparable across processes) is kept in memory, so no disk write disturbs the
+// pacing, and served at GET /writes as lines "<stream id> <fragment> <ns>".
+import { createServer } from 'node:http';
+
+const FRAGMENTS = Number(process.env.FRAGMENTS ?? 200);
+const RATE = Number(process.env.RATE ?? 25);
+const PORT = Number(process.env.PORT ?? 0);
+let streams = 0;
+const writes = [];
+
+const chunk = (delta, finish = null) =>
+  `data: ${JSON.stringify({ id: 'b', object: 'chat.completion.chunk', created: 0, model: 'bench', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+
+const server = createServer(async (req, res) => {
+  if (req.method === 'GET' && req.url === '/writes') {
+    res.writeHead(200, { 'content-type': 'text/plain' }).end(writes.join('\n'));
+    return;
+  }
+  let body = '';
+  for await (const part of req) body += part;
+  const request = JSON.parse(body || '{}');
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  if (request.messages?.some((m) => m.role === 'tool')) {
+    res.end(chunk({ role: 'assistant', content: 'done' }) + chunk({}, 'stop') + 'data: [DONE]\n\n');
+    return;
+  }
+  const stream = ++streams;
+  res.write(chunk({ role: 'assistant', content: null }));
+  res.write(
+    chunk({
+      tool_calls: [
+        {
+          index: 0,
+          id: `call_${stream}`,
+          type: 'function',
+          function: { name: `t_${stream}`, arguments: '{' },
+        },
+      ],
+    }),
+  );
+  const interval = 1000 / RATE;
+  const start = performance.now();
+  for (let i = 1; i <= FRAGMENTS; i++) {
+    // Paced against the start, so that slow writes do not drift the rate.
+    const wait = start + i * interval - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    if (res.destroyed) break;
+    res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: ' ' } }] }));
+    writes.push(`${stream} ${i} ${process.hrtime.bigint()}`);
+  }
+  res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: '}' } }] }));
+  res.end(chunk({}, 'tool_calls') + 'data: [DONE]\n\n');
+});
+server.listen(PORT, '127.0.0.1', () => process.send?.({ port: server.address().port }));
