@@ -93,6 +93,12 @@ SDK's SSE iterator and undici's body stream most of the rest; our broadcast, red
 outbox together about 2%. The CPU per fragment above the baseline relay is the SDK's
 async-iterator pipeline, which the brief asks us to use.
 
+Where we fall short: tail latency under load. At 100 to 200 sessions the server's p99 is
+2 to 7 times the relay's on the same load (the relay does not run tools, a second model
+round or history writes), and varies between runs (200 sessions: 47 ms in one run, 138 ms
+in another). The next step is to find the pauses: garbage collection from the reducer's
+per-frame copies, and bursts where many turns start or end at once.
+
 Not in this run yet: the peer server on the Vercel AI SDK (3) and the resume time (5).
 `;
 

@@ -3,7 +3,7 @@
  * playwright-core, the model being a fake OpenAI-compatible upstream that writes the
  * real SSE wire format.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +16,16 @@ import { startDemo } from '../app.mjs';
 // @ts-expect-error: a plain script without types.
 import { ensureChromium } from '../../scripts/ensure-chromium.mjs';
 
-export const SCREENSHOTS = new URL('../../docs/screenshots/', import.meta.url).pathname;
+/**
+ * Where the screenshots of the tested states go: the folder the README shows with
+ * UPDATE_SCREENSHOTS=1 (npm run screenshots), else the ignored test results, so that a
+ * test run leaves the working tree as it found it.
+ */
+export const SCREENSHOTS = new URL(
+  process.env.UPDATE_SCREENSHOTS ? '../../docs/screenshots/' : '../../.test-results/screenshots/',
+  import.meta.url,
+).pathname;
+mkdirSync(SCREENSHOTS, { recursive: true });
 
 export interface Demo {
   url: string;
