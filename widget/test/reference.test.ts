@@ -13,14 +13,10 @@ test('custom-elements.json and REFERENCE.md are up to date (npm run docs -w @aal
   // The analyzer takes --outdir relative to its working directory.
   const out = mkdtempSync(join(widget, '.cem-check-'));
   try {
-    execFileSync(
-      'npx',
-      ['cem', 'analyze', '--globs', 'src/**/*.ts', '--litelement', '--outdir', out.slice(widget.length)],
-      {
-        cwd: widget,
-        stdio: 'ignore',
-      },
-    );
+    execFileSync('npx', ['cem', 'analyze', '--outdir', out.slice(widget.length)], {
+      cwd: widget,
+      stdio: 'ignore',
+    });
     const fresh = (sortModules as (m: unknown) => unknown)(
       JSON.parse(readFileSync(join(out, 'custom-elements.json'), 'utf8')),
     );

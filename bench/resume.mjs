@@ -1,0 +1,129 @@
+/* global window, document, requestAnimationFrame -- page.evaluate bodies run in the browser */
+// Benchmark 5: resume. A turn is running with 50 KB of text so far and five tool calls
+// being written; a page opens: how long from its WebSocket opening to the restored view
+// painted (text and all five cards on screen)? The real server, the real widget build,
+// Chromium; the model a fake upstream in the real SSE format that then holds still.
+import { createServer } from 'node:http';
+import { chromium } from 'playwright-core';
+import { median, startAalis, ws as WebSocket } from './lib.mjs';
+
+const TEXT_KB = 50;
+const TOOLS = 5;
+
+/** Streams 50 KB of text, the start of five tool calls, then nothing until closed. */
+function startUpstream() {
+  const chunk = (delta) =>
+    `data: ${JSON.stringify({ id: 'r', object: 'chat.completion.chunk', created: 0, model: 'bench', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
+  const server = createServer(async (req, res) => {
+    for await (const _ of req);
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(chunk({ role: 'assistant', content: '' }));
+    const paragraph = 'Streaming text that a reader has been following for a while. '.repeat(8) + '\n\n';
+    for (let sent = 0; sent < TEXT_KB * 1024; sent += paragraph.length)
+      res.write(chunk({ content: paragraph }));
+    for (let index = 0; index < TOOLS; index++) {
+      res.write(
+        chunk({
+          tool_calls: [
+            {
+              index,
+              id: `call_${index}`,
+              type: 'function',
+              function: { name: `tool_${index}`, arguments: '{"a":' },
+            },
+          ],
+        }),
+      );
+    }
+    // Holds the turn open: the tool calls are still being written when the page opens.
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, url: `http://127.0.0.1:${server.address().port}` }),
+    ),
+  );
+}
+
+export async function resumeBench({ repeats = 7 } = {}) {
+  const upstream = await startUpstream();
+  const aalis = await startAalis(upstream.url);
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--disable-background-networking',
+      '--no-first-run',
+    ],
+  });
+  try {
+    // Start the turn from a plain client, and remember its session.
+    const sessionId = await new Promise((resolve, reject) => {
+      const socket = new WebSocket(`ws://127.0.0.1:${aalis.port}/ws`);
+      let id;
+      socket.on('error', reject);
+      socket.on('open', () => socket.send(JSON.stringify({ type: 'hello', protocol: 1 })));
+      socket.on('message', (data) => {
+        const frame = JSON.parse(data.toString());
+        if (frame.type === 'ready') {
+          id = frame.sessionId;
+          socket.send(JSON.stringify({ type: 'send', text: 'go' }));
+        }
+        if (frame.type === 'stream' && frame.toolCallProgress?.index === TOOLS - 1) {
+          socket.close();
+          resolve(id);
+        }
+      });
+    });
+    const timings = [];
+    for (let run = 0; run < repeats + 1; run++) {
+      const page = await browser.newPage();
+      await page.addInitScript((sid) => {
+        localStorage.setItem('aalis-chat-session', sid);
+        // When the page's socket opens, and when five cards and the text are first painted.
+        const Native = window.WebSocket;
+        window.WebSocket = class extends Native {
+          constructor(...args) {
+            super(...args);
+            this.addEventListener('open', () => (window.__openedAt = performance.now()));
+          }
+        };
+        const check = () => {
+          const root = document.querySelector('aalis-chat')?.shadowRoot;
+          const cards = root?.querySelectorAll('.tool-call-block-pending').length ?? 0;
+          const text = root?.querySelector('.bubble.streaming')?.textContent?.length ?? 0;
+          if (cards === 5 && text > 40_000) window.__paintedAt = performance.now();
+          else requestAnimationFrame(check);
+        };
+        requestAnimationFrame(check);
+      }, sessionId);
+      // A page on the server's origin (same-origin socket, its localStorage), then the embed.
+      await page.goto(`http://127.0.0.1:${aalis.port}/healthz`);
+      await page.setContent(
+        `<script type="module" src="http://127.0.0.1:${aalis.port}/aalis-chat.js"></script><aalis-chat server="http://127.0.0.1:${aalis.port}"></aalis-chat>`,
+      );
+      await page.waitForFunction(() => window.__paintedAt, null, { timeout: 20_000 });
+      const ms = await page.evaluate(() => window.__paintedAt - window.__openedAt);
+      if (run > 0) timings.push(ms);
+      await page.close();
+    }
+    return {
+      repeats,
+      textKb: TEXT_KB,
+      tools: TOOLS,
+      medianMs: median(timings),
+      maxMs: Math.max(...timings),
+      timings,
+    };
+  } finally {
+    await browser.close();
+    aalis.child.kill('SIGKILL');
+    upstream.server.closeAllConnections();
+    upstream.server.close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(JSON.stringify(await resumeBench(), null, 2));
+}
