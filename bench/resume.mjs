@@ -55,6 +55,8 @@ export async function resumeBench({ repeats = 7 } = {}) {
       '--disable-dev-shm-usage',
       '--disable-background-networking',
       '--no-first-run',
+      // The page is answered by page.route, which Chromium does not count as local.
+      '--disable-features=LocalNetworkAccessChecks',
     ],
   });
   try {
@@ -79,6 +81,7 @@ export async function resumeBench({ repeats = 7 } = {}) {
     const timings = [];
     for (let run = 0; run < repeats + 1; run++) {
       const page = await browser.newPage();
+      if (process.env.RESUME_DEBUG) page.on('console', (m) => console.error('[page]', m.text()));
       await page.addInitScript((sid) => {
         localStorage.setItem('aalis-chat-session', sid);
         // When the page's socket opens, and when five cards and the text are first painted.
@@ -98,12 +101,29 @@ export async function resumeBench({ repeats = 7 } = {}) {
         };
         requestAnimationFrame(check);
       }, sessionId);
-      // A page on the server's origin (same-origin socket, its localStorage), then the embed.
-      await page.goto(`http://127.0.0.1:${aalis.port}/healthz`);
-      await page.setContent(
-        `<script type="module" src="http://127.0.0.1:${aalis.port}/aalis-chat.js"></script><aalis-chat server="http://127.0.0.1:${aalis.port}"></aalis-chat>`,
+      // The embedding page, answered by the browser itself but on the server's origin
+      // (same-origin socket, the localStorage that remembers the session).
+      await page.route('**/resume-page', (route) =>
+        route.fulfill({
+          contentType: 'text/html',
+          body: `<script type="module" src="/aalis-chat.js"></script><aalis-chat></aalis-chat>`,
+        }),
       );
-      await page.waitForFunction(() => window.__paintedAt, null, { timeout: 20_000 });
+      await page.goto(`http://127.0.0.1:${aalis.port}/resume-page`);
+      await page
+        .waitForFunction(() => window.__paintedAt, null, { timeout: 20_000 })
+        .catch(async (error) => {
+          const state = await page.evaluate(() => {
+            const root = document.querySelector('aalis-chat')?.shadowRoot;
+            return {
+              opened: window.__openedAt,
+              cards: root?.querySelectorAll('.tool-call-block-pending').length,
+              text: root?.querySelector('.bubble.streaming')?.textContent?.length,
+              status: root?.querySelector('.status')?.textContent,
+            };
+          });
+          throw new Error(`the restored view never showed: ${JSON.stringify(state)}`, { cause: error });
+        });
       const ms = await page.evaluate(() => window.__paintedAt - window.__openedAt);
       if (run > 0) timings.push(ms);
       await page.close();

@@ -7,6 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { latencyBench } from './latency.mjs';
 import { ms, root } from './lib.mjs';
 import { scaleBench } from './scale.mjs';
+import { resumeBench } from './resume.mjs';
 import { widgetRenderBench } from './widget-render.mjs';
 
 if (!existsSync(join(root, 'server/dist/cli.js'))) {
@@ -24,6 +25,9 @@ const scale = await scaleBench({ seconds: Number(process.env.BENCH_SECONDS ?? 20
 
 console.error('bench 4: the widget under three busy cards…');
 const render = await widgetRenderBench();
+
+console.error('bench 5: resume…');
+const resume = await resumeBench();
 
 const bundle = join(root, 'widget/dist/aalis-chat.js');
 const raw = existsSync(bundle) ? readFileSync(bundle) : undefined;
@@ -85,6 +89,13 @@ Renders per second must not exceed animation frames per second: **${render.rende
 \`widget/dist/aalis-chat.js\`: ${raw ? `${raw.length} B raw, **${gz} B gzipped**` : 'not built'}; deep-chat's single file is 110 KB gzipped
 (ratio ${gz ? (gz / (110 * 1024)).toFixed(2) : 'n/a'}).
 
+## 5. Resume
+
+A turn runs with ${resume.textKb} KB of text so far and ${resume.tools} tool calls being written; a page
+opens on that session. From its WebSocket opening to the restored view painted (the text
+and all ${resume.tools} cards on screen), ${resume.repeats} page loads after a warm-up: median
+**${ms(resume.medianMs, 0)} ms**, slowest ${ms(resume.maxMs, 0)} ms (bench/resume.mjs).
+
 ## Where the time goes, and what is not measured yet
 
 A CPU profile of the server at 200 sessions (\`node --cpu-prof\`) shows no hot spot of
@@ -99,7 +110,7 @@ round or history writes), and varies between runs (200 sessions: 47 ms in one ru
 in another). The next step is to find the pauses: garbage collection from the reducer's
 per-frame copies, and bursts where many turns start or end at once.
 
-Not in this run yet: the peer server on the Vercel AI SDK (3) and the resume time (5).
+Not in this run yet: the peer server on the Vercel AI SDK (3).
 `;
 
 writeFileSync(join(root, 'bench/RESULTS.md'), report);
