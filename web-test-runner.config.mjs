@@ -3,6 +3,7 @@
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { defaultReporter } from '@web/test-runner';
 import { chromeLauncher } from '@web/test-runner-chrome';
+import { chromePath, chromiumArgs } from './scripts/ensure-chromium.mjs';
 import { countsReporter } from './scripts/wtr-counts-reporter.mjs';
 
 export default {
@@ -12,17 +13,9 @@ export default {
   browsers: [
     chromeLauncher({
       launchOptions: {
-        executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
+        executablePath: chromePath,
         headless: true,
-        args: [
-          '--no-sandbox',
-          '--disable-dev-shm-usage',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--no-first-run',
-        ],
+        args: chromiumArgs,
       },
     }),
   ],

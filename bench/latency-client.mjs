@@ -8,6 +8,8 @@ import { ws as WebSocket } from './lib.mjs';
 const URL = process.env.URL;
 const TARGET = process.env.TARGET;
 const SESSIONS = Number(process.env.SESSIONS ?? 1);
+/** Fragments per stream; the closing brace after them is not a fragment. */
+const FRAGMENTS_MAX = Number(process.env.FRAGMENTS ?? 1e9);
 const arrivals = [];
 const finalChars = [];
 let closed = 0;
@@ -65,7 +67,6 @@ function runBaseline() {
   });
 }
 
-const FRAGMENTS_MAX = Number(process.env.FRAGMENTS ?? 1e9);
 // Sessions start spread over STAGGER_MS, as users do, rather than in one burst.
 const STAGGER_MS = Number(process.env.STAGGER_MS ?? 1000);
 await Promise.all(

@@ -5,6 +5,7 @@
 // Chromium; the model a fake upstream in the real SSE format that then holds still.
 import { createServer } from 'node:http';
 import { chromium } from 'playwright-core';
+import { chromePath, chromiumArgs } from '../scripts/ensure-chromium.mjs';
 import { median, startAalis, ws as WebSocket } from './lib.mjs';
 
 const TEXT_KB = 50;
@@ -48,16 +49,9 @@ export async function resumeBench({ repeats = 7 } = {}) {
   const upstream = await startUpstream();
   const aalis = await startAalis(upstream.url);
   const browser = await chromium.launch({
-    executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--disable-background-networking',
-      '--no-first-run',
-      // The page is answered by page.route, which Chromium does not count as local.
-      '--disable-features=LocalNetworkAccessChecks',
-    ],
+    executablePath: chromePath,
+    // The page is answered by page.route, which Chromium does not count as local.
+    args: [...chromiumArgs, '--disable-features=LocalNetworkAccessChecks'],
   });
   try {
     // Start the turn from a plain client, and remember its session.

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { chromePath, chromiumArgs } from '../scripts/ensure-chromium.mjs';
 import { root } from './lib.mjs';
 
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">
@@ -21,14 +22,8 @@ export async function widgetRenderBench({ seconds = 10, rate = 100, cards = 3, h
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   const browser = await chromium.launch({
-    executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--disable-background-networking',
-      '--no-first-run',
-    ],
+    executablePath: chromePath,
+    args: chromiumArgs,
   });
   try {
     const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });

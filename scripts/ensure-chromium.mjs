@@ -6,6 +6,20 @@ import { existsSync } from 'node:fs';
 
 export const chromePath = process.env.CHROME_PATH ?? '/usr/bin/chromium';
 
+/**
+ * How every tool here starts Chromium: as root it needs --no-sandbox; the rest keep a
+ * headless browser that talks only to localhost from trying to reach the network.
+ */
+export const chromiumArgs = [
+  '--no-sandbox',
+  '--disable-dev-shm-usage',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
 export function ensureChromium() {
   if (existsSync(chromePath)) return chromePath;
   const canInstall =

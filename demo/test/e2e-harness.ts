@@ -14,7 +14,7 @@ import { startFakeUpstream, type FakeUpstream, type Reply } from '../../server/t
 // @ts-expect-error: a plain script without types.
 import { startDemo } from '../app.mjs';
 // @ts-expect-error: a plain script without types.
-import { ensureChromium } from '../../scripts/ensure-chromium.mjs';
+import { chromiumArgs, ensureChromium } from '../../scripts/ensure-chromium.mjs';
 
 /**
  * Where the screenshots of the tested states go: the folder the README shows with
@@ -55,15 +55,7 @@ export class E2E {
     await this.startServer(env);
     this.browser ??= await chromium.launch({
       executablePath: ensureChromium() as string,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-dev-shm-usage',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
+      args: chromiumArgs,
     });
   }
 

@@ -1,20 +1,14 @@
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import { completionChunk, fixture, sse, usageChunk } from '../../server/test/fake-upstream.js';
+import { completionChunk, fixture, sse, usageChunk, textAnswer } from '../../server/test/fake-upstream.js';
 // @ts-expect-error: a plain script without types.
 import { serveExamples } from '../../examples/serve.mjs';
-import { E2E, SCREENSHOTS, ask, readCard, turnEnded, watchFirstCard } from './e2e-harness.js';
+import { E2E, SCREENSHOTS, ask, freePort, readCard, turnEnded, watchFirstCard } from './e2e-harness.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.stop());
 afterAll(() => e2e.dispose());
 
-const answer = (text: string) => ({
-  body: sse([
-    completionChunk({ role: 'assistant', content: text }),
-    completionChunk({}, 'stop'),
-    usageChunk(5, 5),
-  ]),
-});
+const answer = (text: string) => ({ body: textAnswer(text) });
 const slowLongCall = (delayMs = 5) => ({
   body: fixture('openai-long-tool-call.sse'),
   byEvent: true,
@@ -205,10 +199,8 @@ describe('the demo in a real browser', () => {
 
 describe('a page on another origin', () => {
   test('embeds and chats when its origin is allowed', async () => {
-    const examples = await serveExamples({ port: 0, chatServer: 'http://127.0.0.1:1' });
-    await examples.close();
     // The examples server must know the chat server's address, and the chat server the examples' origin.
-    e2e.port ||= await (await import('./e2e-harness.js')).freePort();
+    e2e.port ||= await freePort();
     const site = await serveExamples({ port: 0, chatServer: `http://127.0.0.1:${e2e.port}` });
     try {
       await e2e.start([answer('Hello from across origins.')], { AALIS_ALLOWED_ORIGINS: site.url });
@@ -225,7 +217,7 @@ describe('a page on another origin', () => {
   }, 30_000);
 
   test('is refused with a visible error when its origin is not allowed', async () => {
-    e2e.port ||= await (await import('./e2e-harness.js')).freePort();
+    e2e.port ||= await freePort();
     const site = await serveExamples({ port: 0, chatServer: `http://127.0.0.1:${e2e.port}` });
     try {
       await e2e.start([], { AALIS_ALLOWED_ORIGINS: 'https://somewhere-else.example' });

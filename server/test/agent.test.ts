@@ -1,8 +1,8 @@
 import type { ChatMessage, ChatStreamChunk, ToolCallPart } from '@aalis/protocol';
 import { afterEach, describe, expect, test } from 'vitest';
 import { Agent, type AgentOptions, type ToolExecuteEvent } from '../src/agent/agent.js';
-import { OpenAIProvider } from '../src/providers/openai.js';
 import type { ChatProvider } from '../src/providers/types.js';
+import { openAIOn } from './provider-helpers.js';
 import { ToolError, ToolRegistry, defineTool, type ToolDefinition } from '../src/tools/define-tool.js';
 import { builtinTools } from '../src/tools/builtin/index.js';
 import { Workspace } from '../src/tools/workspace.js';
@@ -12,6 +12,7 @@ import {
   sse,
   startFakeUpstream,
   usageChunk,
+  textAnswer,
   type FakeUpstream,
   type Reply,
 } from './fake-upstream.js';
@@ -43,12 +44,7 @@ function toolRound(calls: Array<{ id: string; name: string; arguments: string }>
     usageChunk(10, 5),
   ]);
 }
-const textRound = (text: string) =>
-  sse([
-    completionChunk({ role: 'assistant', content: text }),
-    completionChunk({}, 'stop'),
-    usageChunk(20, 3),
-  ]);
+const textRound = (text: string) => textAnswer(text, 20, 3);
 
 async function setUp(
   replies: Reply[],
@@ -56,11 +52,7 @@ async function setUp(
   options: Partial<AgentOptions> = {},
 ) {
   upstream = await startFakeUpstream(replies);
-  const provider = new OpenAIProvider({
-    apiKey: 'k',
-    baseURL: `${upstream.url}/v1`,
-    retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 2 },
-  });
+  const provider = openAIOn(upstream.url);
   return recordAgent(new Agent({ provider, model: 'm', tools: new ToolRegistry(tools), ...options }));
 }
 

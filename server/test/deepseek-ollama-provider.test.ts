@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { createDeepSeekProvider } from '../src/providers/deepseek.js';
 import { OllamaProvider } from '../src/providers/ollama.js';
 import { fixture, startFakeUpstream, type FakeUpstream, type Reply } from './fake-upstream.js';
-import { drain, expectedFromSse, progressOf, request, textOf } from './provider-helpers.js';
+import { FAST_RETRY, drain, expectedFromSse, progressOf, request, textOf } from './provider-helpers.js';
 
 let upstream: FakeUpstream | undefined;
 afterEach(async () => {
@@ -10,12 +10,10 @@ afterEach(async () => {
   upstream = undefined;
 });
 
-const fast = { retries: 1, baseDelayMs: 1, maxDelayMs: 2 };
-
 describe('DeepSeek', () => {
   test('reasoning_content streams as reasoningDelta, then the tool call with progress', async () => {
     upstream = await startFakeUpstream([{ body: fixture('deepseek-reasoner-tool-call.sse'), pieces: 31 }]);
-    const provider = createDeepSeekProvider({ apiKey: 'sk-test', baseURL: upstream.url, retry: fast });
+    const provider = createDeepSeekProvider({ apiKey: 'sk-test', baseURL: upstream.url, retry: FAST_RETRY });
     const { chunks, error } = await drain(provider);
     const expected = expectedFromSse(fixture('deepseek-reasoner-tool-call.sse').toString());
     expect(error).toBeUndefined();
@@ -29,7 +27,7 @@ describe('DeepSeek', () => {
 
   test("the follow-up request carries the assistant's reasoning_content with its tool calls", async () => {
     upstream = await startFakeUpstream([{ body: fixture('openai-text-answer.sse') }]);
-    const provider = createDeepSeekProvider({ apiKey: 'sk-test', baseURL: upstream.url, retry: fast });
+    const provider = createDeepSeekProvider({ apiKey: 'sk-test', baseURL: upstream.url, retry: FAST_RETRY });
     await drain(
       provider,
       request({
@@ -66,7 +64,7 @@ describe('DeepSeek', () => {
 describe('Ollama', () => {
   async function ollama(replies: Reply[]) {
     upstream = await startFakeUpstream(replies);
-    return new OllamaProvider({ host: upstream.url, retry: fast });
+    return new OllamaProvider({ host: upstream.url, retry: FAST_RETRY });
   }
 
   test('the fixture: thinking, one progress chunk per whole tool call with its JSON length, usage', async () => {

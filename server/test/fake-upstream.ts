@@ -158,6 +158,15 @@ export function completionChunk(delta: Record<string, unknown>, finishReason: st
   };
 }
 
+/** A whole plain-text answer: one complete round, as a real server streams it. */
+export function textAnswer(text: string, promptTokens = 5, completionTokens = 5): string {
+  return sse([
+    completionChunk({ role: 'assistant', content: text }),
+    completionChunk({}, 'stop'),
+    usageChunk(promptTokens, completionTokens),
+  ]);
+}
+
 export const usageChunk = (prompt: number, completion: number): unknown => ({
   id: 'chatcmpl-test',
   object: 'chat.completion.chunk',

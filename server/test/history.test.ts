@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { MemoryHistoryStore } from '../src/history/memory-store.js';
 import { SqliteHistoryStore } from '../src/history/sqlite-store.js';
 import type { HistoryStore } from '../src/history/store.js';
-import { completionChunk, sse, usageChunk } from './fake-upstream.js';
+import { textAnswer } from './fake-upstream.js';
 import { startServer, type Harness } from './ws-harness.js';
 
 const dirs: string[] = [];
@@ -86,13 +86,7 @@ test('SQLite: a crash mid-turn (the process dies with the turn open) leaves the 
 
 test('a server restart with SQLite keeps the history, and older pages load', async () => {
   const dir = tempDir();
-  const reply = (text: string) => ({
-    body: sse([
-      completionChunk({ role: 'assistant', content: text }),
-      completionChunk({}, 'stop'),
-      usageChunk(1, 1),
-    ]),
-  });
+  const reply = (text: string) => ({ body: textAnswer(text) });
   server = await startServer({
     replies: [reply('one'), reply('two')],
     store: new SqliteHistoryStore(dir),

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { ProviderError } from '../src/providers/errors.js';
-import { OpenAIProvider } from '../src/providers/openai.js';
+import type { OpenAIProvider } from '../src/providers/openai.js';
 import {
   completionChunk,
   fixture,
@@ -9,7 +9,15 @@ import {
   type FakeUpstream,
   type Reply,
 } from './fake-upstream.js';
-import { drain, expectedFromSse, progressOf, request, textOf } from './provider-helpers.js';
+import {
+  FAST_RETRY,
+  drain,
+  expectedFromSse,
+  openAIOn,
+  progressOf,
+  request,
+  textOf,
+} from './provider-helpers.js';
 
 let upstream: FakeUpstream | undefined;
 afterEach(async () => {
@@ -22,12 +30,8 @@ async function providerFor(
   options: Partial<ConstructorParameters<typeof OpenAIProvider>[0]> = {},
 ) {
   upstream = await startFakeUpstream(replies);
-  return new OpenAIProvider({
-    apiKey: 'test-key',
-    baseURL: `${upstream.url}/v1`,
-    retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 5 },
-    ...options,
-  });
+  // Two retries: the test of running out of them counts three requests.
+  return openAIOn(upstream.url, { retry: { ...FAST_RETRY, retries: 2 }, ...options });
 }
 
 describe('the shared fixtures through the real provider', () => {
@@ -261,7 +265,7 @@ describe('failures', () => {
   test('a server that never answers times out and is retried, then reported', async () => {
     const provider = await providerFor([{ hang: true }, { hang: true }], {
       connectTimeoutMs: 100,
-      retry: { retries: 1, baseDelayMs: 1, maxDelayMs: 2 },
+      retry: FAST_RETRY,
     });
     const { error } = await drain(provider);
     expect(error).toMatchObject({ kind: 'timeout' });

@@ -1,6 +1,14 @@
 /** Shared pieces of the provider tests: running a stream to its end, and an independent reading of a fixture. */
 import type { ChatStreamChunk, ToolCallProgress } from '@aalis/protocol';
+import { OpenAIProvider, type OpenAIProviderOptions } from '../src/providers/openai.js';
 import type { ChatProvider, ChatRequest } from '../src/providers/types.js';
+
+/** Retries that take milliseconds, so tests of retrying stay fast. */
+export const FAST_RETRY = { retries: 1, baseDelayMs: 1, maxDelayMs: 2 };
+
+/** The real OpenAI provider, pointed at a fake upstream. */
+export const openAIOn = (upstreamUrl: string, options: Partial<OpenAIProviderOptions> = {}): OpenAIProvider =>
+  new OpenAIProvider({ apiKey: 'test-key', baseURL: `${upstreamUrl}/v1`, retry: FAST_RETRY, ...options });
 
 export const request = (overrides: Partial<ChatRequest> = {}): ChatRequest => ({
   model: 'test-model',

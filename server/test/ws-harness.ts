@@ -6,10 +6,10 @@ import { emptyView, reduce, type ChatView, type ServerFrame } from '@aalis/proto
 import Fastify, { type FastifyInstance } from 'fastify';
 import WebSocket from 'ws';
 import type { HistoryStore } from '../src/history/store.js';
-import { OpenAIProvider } from '../src/providers/openai.js';
 import type { ChatProvider } from '../src/providers/types.js';
 import { aalisChat, type AalisChatOptions } from '../src/transport/plugin.js';
 import { startFakeUpstream, type FakeUpstream, type Reply } from './fake-upstream.js';
+import { openAIOn } from './provider-helpers.js';
 
 export interface Harness {
   app: FastifyInstance;
@@ -28,13 +28,7 @@ export async function startServer(
 ): Promise<Harness> {
   const { replies, ...rest } = options;
   const upstream = replies ? await startFakeUpstream(replies) : undefined;
-  const provider =
-    options.provider ??
-    new OpenAIProvider({
-      apiKey: 'k',
-      baseURL: `${upstream?.url ?? 'http://127.0.0.1:9'}/v1`,
-      retry: { retries: 1, baseDelayMs: 1, maxDelayMs: 2 },
-    });
+  const provider = options.provider ?? openAIOn(upstream?.url ?? 'http://127.0.0.1:9');
   const app = Fastify({ logger: false });
   await app.register(aalisChat, { model: 'test-model', ...rest, provider });
   await app.listen({ port: 0, host: '127.0.0.1' });

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
-import { completionChunk, sse, usageChunk } from './fake-upstream.js';
+import { textAnswer } from './fake-upstream.js';
 import { TestClient, startServer, type Harness } from './ws-harness.js';
 
 let server: Harness | undefined;
@@ -13,13 +13,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-const answer = {
-  body: sse([
-    completionChunk({ role: 'assistant', content: 'Still here.' }),
-    completionChunk({}, 'stop'),
-    usageChunk(1, 1),
-  ]),
-};
+const answer = { body: textAnswer('Still here.') };
 const answers = (n: number) => Array.from({ length: n }, () => answer);
 
 /** The server still runs a full turn for a well-behaved client. */

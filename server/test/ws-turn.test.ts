@@ -112,9 +112,10 @@ describe('leaving and coming back mid-turn', () => {
     await stayer.turnEnd();
     await second.tab.turnEnd();
     const afterResume = second.tab.frames.slice(2).find((f) => f.type === 'stream' && f.toolCallProgress);
-    if (afterResume?.type === 'stream') {
-      expect(afterResume.toolCallProgress!.charsAccumulated).toBeGreaterThanOrEqual(later.charsAccumulated);
-    }
+    expect(afterResume, 'progress continues after the resume').toBeDefined();
+    expect(
+      (afterResume as { toolCallProgress: { charsAccumulated: number } }).toolCallProgress.charsAccumulated,
+    ).toBeGreaterThanOrEqual(later.charsAccumulated);
     expect(second.tab.view.messages).toEqual(stayer.view.messages);
     expect(second.tab.view.turn).toBeNull();
   });

@@ -183,6 +183,8 @@ export class Agent extends EventEmitter<AgentEvents> {
  */
 class TurnRecorder {
   #view: ChatView;
+  /** One id for the turn's answer: the message the model is shown each round is the one stored. */
+  readonly #id = `msg_${randomUUID()}`;
 
   constructor(
     sessionId: string,
@@ -205,7 +207,7 @@ class TurnRecorder {
   message(createdAt: number, status: MessageStatus): ChatMessage {
     const turn = this.#view.turn!;
     const message: ChatMessage = {
-      id: `msg_${randomUUID()}`,
+      id: this.#id,
       role: 'assistant',
       parts: [...turn.parts],
       createdAt,

@@ -90,10 +90,6 @@ export class ClientConnection implements Peer {
     );
   }
 
-  get sessionId(): string | undefined {
-    return this.#sessionId;
-  }
-
   deliver(frame: ServerFrame, text: string): void {
     this.#sent++;
     this.#outbox.push(frame, text);
