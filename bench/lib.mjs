@@ -73,14 +73,18 @@ export function spawnService(command, args, env) {
 }
 
 /**
- * The Aalis server as \`aalis-server\` runs it, on a model at \`upstreamUrl\`, history in
+ * The Aalis server as \`aalis-server\` runs it (or the build in \`dist\`), on a model at \`upstreamUrl\`, history in
  * memory; pinned to \`cpu\` when given. Resolves once it answers /healthz.
  */
-export async function startAalis(upstreamUrl, { cpu } = {}) {
+export async function startAalis(upstreamUrl, { cpu, dist = process.env.BENCH_SERVER_DIST } = {}) {
   const port = await freePort();
-  const cli = join(root, 'server/bin/aalis-server.js');
+  // BENCH_SERVER_DIST runs another build (say, a copy of server/dist from before a
+  // change) for an A/B comparison in one run.
+  const cli = dist
+    ? [join(root, 'bench/run-build.mjs'), join(root, dist)]
+    : [join(root, 'server/bin/aalis-server.js')];
   const [command, args] =
-    cpu === undefined ? [process.execPath, [cli]] : ['taskset', ['-c', String(cpu), process.execPath, cli]];
+    cpu === undefined ? [process.execPath, cli] : ['taskset', ['-c', String(cpu), process.execPath, ...cli]];
   const child = spawnService(command, args, {
     PORT: String(port),
     OPENAI_API_KEY: 'bench',

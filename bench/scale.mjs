@@ -22,8 +22,16 @@ function rssKb(pid) {
   return Number(line.split(/\s+/)[1]);
 }
 
-export async function scaleStep(sessions, { rate = 25, seconds = 20, target = 'aalis' } = {}) {
-  const fragments = rate * seconds;
+export async function scaleStep(
+  sessions,
+  {
+    rate = 25,
+    seconds = 20,
+    target = 'aalis',
+    staggerMs = 1000,
+    fragments = Math.round(rate * seconds),
+  } = {},
+) {
   const upstream = await forkService(
     join(root, 'bench/upstream.mjs'),
     { FRAGMENTS: String(fragments), RATE: String(rate) },
@@ -56,6 +64,7 @@ export async function scaleStep(sessions, { rate = 25, seconds = 20, target = 'a
           TARGET: target,
           SESSIONS: String(sessions),
           FRAGMENTS: String(fragments),
+          STAGGER_MS: String(staggerMs),
         },
         { cpu: 1 },
       ),
@@ -96,6 +105,7 @@ export async function scaleStep(sessions, { rate = 25, seconds = 20, target = 'a
       finalExact: out.finalChars.filter((c) => c === fragments + 2).length,
       turnsEnded: out.finalChars.length,
       cpuMsPerFragment: ((ticks / TICKS_PER_SECOND) * 1000) / Math.max(1, out.arrivals.length),
+      cpuMsPerSession: ((ticks / TICKS_PER_SECOND) * 1000) / sessions,
       cpuShare: ticks / TICKS_PER_SECOND / elapsed,
       memoryKbPerSession: Math.round((rssPeak - rssBefore) / sessions),
     };

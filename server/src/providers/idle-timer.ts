@@ -13,9 +13,16 @@ export class IdleTimer {
     private readonly onIdle: () => void,
   ) {}
 
-  /** (Re)starts the wait: call it when the stream starts and on every chunk. */
+  /**
+   * (Re)starts the wait: call it when the stream starts and on every chunk. Refreshing
+   * the one timer, rather than replacing it, keeps a busy stream from allocating a timer
+   * per fragment.
+   */
   start(): void {
-    clearTimeout(this.#timer);
+    if (this.#timer && !this.fired) {
+      this.#timer.refresh();
+      return;
+    }
     this.#timer = setTimeout(() => {
       this.fired = true;
       this.onIdle();

@@ -46,6 +46,8 @@ export async function* streamRound<Item>(
   const onAbort = () => controller.abort();
   signal?.addEventListener('abort', onAbort, { once: true });
   const idle = new IdleTimer(idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, () => controller.abort());
+  /** The response was read to its end: nothing left to abort. */
+  let drained = false;
   try {
     if (signal?.aborted) throw abortedError(provider);
     const items = await withRetries(provider, retry ?? defaultRetryPolicy, signal, () =>
@@ -58,6 +60,7 @@ export async function* streamRound<Item>(
         idle.start();
         yield* source.read(item, round);
       }
+      drained = true;
     } catch (error) {
       if (signal?.aborted) throw abortedError(provider);
       if (idle.fired) throw idle.error(provider);
@@ -75,7 +78,9 @@ export async function* streamRound<Item>(
   } finally {
     idle.stop();
     signal?.removeEventListener('abort', onAbort);
-    // A consumer that stops early must not leave the HTTP request running.
-    controller.abort();
+    // A consumer that stops early must not leave the HTTP request running. A drained
+    // response is not aborted: that would only build an AbortError and wake the HTTP
+    // client's listeners for nothing, at every turn's end.
+    if (!drained) controller.abort();
   }
 }
