@@ -10,11 +10,15 @@ const wss = new WebSocketServer({ port: Number(process.env.PORT ?? 0), host: '12
   process.send?.({ port: wss.address().port }),
 );
 wss.on('connection', (socket) => {
-  socket.on('message', async () => {
+  socket.on('message', async (text) => {
     const response = await fetch(`${UPSTREAM}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: 'go' }] }),
+      body: JSON.stringify({
+        model: 'bench',
+        stream: true,
+        messages: [{ role: 'user', content: String(text) }],
+      }),
     });
     const decoder = new TextDecoder();
     let buffered = '';

@@ -8,6 +8,7 @@ import { latencyBench } from './latency.mjs';
 import { ms, root } from './lib.mjs';
 import { scaleBench } from './scale.mjs';
 import { resumeBench } from './resume.mjs';
+import { turnCostBench } from './turn-cost.mjs';
 import { widgetRenderBench } from './widget-render.mjs';
 
 if (!existsSync(join(root, 'server/dist/cli.js'))) {
@@ -20,8 +21,10 @@ const date = new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
 
 console.error('bench 1: added latency per fragment (aalis vs baseline relay)…');
 const latency = await latencyBench({ repeats: Number(process.env.BENCH_REPEATS ?? 7) });
-console.error('bench 2: sessions on one core…');
+console.error('bench 2 and 3: sessions on one core, Aalis, the relay and the AI SDK peer…');
 const scale = await scaleBench({ seconds: Number(process.env.BENCH_SECONDS ?? 20) });
+console.error('bench 2b: what one session costs the server…');
+const turnCost = await turnCostBench();
 
 console.error('bench 4: the widget under three busy cards…');
 const render = await widgetRenderBench();
@@ -34,13 +37,24 @@ const raw = existsSync(bundle) ? readFileSync(bundle) : undefined;
 const gz = raw ? gzipSync(raw, { level: 9 }).length : undefined;
 
 const scaleRow = (r) =>
-  `| ${r.target} | ${r.sessions} | ${r.fragmentsPerSecond} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.max, 1)} | ${r.expected - r.delivered} | ${r.finalExact}/${r.sessions} | ${ms(r.cpuMsPerFragment, 3)} | ${Math.round(r.cpuShare * 100)}% | ${r.memoryKbPerSession} |`;
+  `| ${r.target} | ${r.sessions} | ${r.fragmentsPerSecond} | ${ms(r.p50)} | **${ms(r.p99)}** (${(r.p99s ?? [r.p99]).map((p) => ms(p, 1)).join(', ')}) | ${ms(r.p99ByPhase.start, 1)} / ${ms(r.p99ByPhase.middle, 1)} / ${ms(r.p99ByPhase.end, 1)} | ${ms(r.max, 1)} | ${r.expected - r.delivered} | ${r.finalExact}/${r.sessions} | ${ms(r.cpuMsPerFragment, 3)} | ${Math.round(r.cpuShare * 100)}% | ${r.memoryKbPerSession} |`;
+
+const held = (target) => scale.largest[target] ?? 'none';
+// CPU per fragment of Aalis and the peer at the largest count both ran.
+const both = scale.results
+  .filter((r) => r.target === 'peer')
+  .map((peer) => [scale.results.find((r) => r.target === 'aalis' && r.sessions === peer.sessions), peer])
+  .filter(([aalis]) => aalis)
+  .at(-1);
+const over = scale.overloaded;
+const hand = join(root, 'bench/FINDINGS.md');
 
 const report = `# Benchmark results
 
 Machine: ${machine}. Date: ${date}. Command: \`npm run bench\` (after \`npm run build\`).
 All latencies are from the fake upstream's write of a fragment to its receipt by a
-WebSocket client in another process, on the system's monotonic clock.
+client in another process, on the system's monotonic clock. Figures are medians over
+repeated runs; comparisons are ratios between runs of the same benchmark.
 
 ## 1. Added latency per tool-call fragment
 
@@ -57,23 +71,49 @@ WebSocket (bench/baseline-relay.mjs).
 
 Goal: p99 added at most 1 ms: **${latency.addedP99 <= 1 ? 'met' : 'missed'}**.
 
-## 2. Sessions one server core holds
+## 2. Sessions one server core holds (and 3. the AI SDK peer)
 
 The server alone on core 0 (\`taskset -c 0\`); the fake upstream and the clients (one
-process, one socket per session) on core 1. Each session streams one tool call at 25
-fragments/s for ${process.env.BENCH_SECONDS ?? 20} s; sessions start spread over one second. "lost" counts
-fragments whose progress frame never arrived (collapse under backpressure would show
-here); "final exact" counts sessions whose last count equals the full length.
+process, one connection per session) on core 1. Each session streams one tool call at 25
+fragments/s for ${scale.seconds} s; sessions start spread over one second. Three targets on the
+same load: Aalis, the baseline relay, and the peer, a minimal server on the Vercel AI SDK
+(\`ai@6\` + \`@ai-sdk/openai@3\`, \`streamText\` with one tool and a second step, piped as its
+UI message stream over SSE: bench/peer/server.mjs, installed into bench/peer by the
+benchmark only). Each row is the median of ${scale.repeats} runs, each on a fresh server warmed up
+with ${scale.warmUp} one-fragment turns; the p99 column lists every run's. "p99 start / middle /
+end" splits fragments by where they sit in their stream: the first 50, the last 50, the
+rest. "lost" counts fragments whose progress never arrived (collapse under backpressure
+would show here; worst run); "final exact" counts sessions whose last count equals the
+full length (worst run).
 
-| path | sessions | fragments/s | p50 ms | p99 ms | max ms | lost | final exact | CPU ms/fragment | CPU | memory KiB/session |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| path | sessions | fragments/s | p50 ms | p99 ms (runs) | p99 start / middle / end | max ms | lost | final exact | CPU ms/fragment | CPU | memory KiB/session |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${scale.results.map(scaleRow).join('\n')}
-${scaleRow({ ...scale.overloaded, target: 'aalis (overload)' })}
-${scaleRow({ ...scale.recovery, target: 'aalis (fresh, right after, 5 s)' })}
+${scaleRow({ ...over, target: 'aalis (overload, one run)' })}
 
-Largest count with p99 at or under 50 ms among the steps: **${scale.largest ? scale.largest.sessions : 'none'}**.
+Overload recovery: right after the ${over.sessions} sessions, on the same server, ${over.recovery.sessions} sessions: p50
+${ms(over.recovery.p50)} ms, p99 **${ms(over.recovery.p99)} ms** (start / middle / end ${ms(over.recovery.p99ByPhase.start, 1)} / ${ms(over.recovery.p99ByPhase.middle, 1)} / ${ms(over.recovery.p99ByPhase.end, 1)}),
+final count exact in ${over.recovery.finalExact}/${over.recovery.sessions}.
+
+Largest count with a median p99 at or under ${scale.boundMs} ms: Aalis **${held('aalis')}**, the relay
+**${held('baseline')}**, the AI SDK peer **${held('peer')}**${typeof scale.largest.aalis === 'number' && typeof scale.largest.peer === 'number' ? ` (Aalis holds ${(scale.largest.aalis / scale.largest.peer).toFixed(1)}× the peer's sessions)` : ''}.
+${both ? `CPU per fragment at ${both[0].sessions} sessions: the peer ${ms(both[1].cpuMsPerFragment, 3)} ms, Aalis ${ms(both[0].cpuMsPerFragment, 3)} ms (peer/Aalis ${(both[1].cpuMsPerFragment / both[0].cpuMsPerFragment).toFixed(2)}).` : ''}
 For scale (figures from the issue, not measured here): a fetch-based relay on one core
 held about 250 such sessions within 50 ms p99, a server built on the AI SDK about 50.
+
+### What a whole session costs
+
+${turnCost.sessions} sessions of one fragment each over ${turnCost.seconds} s (connect, hello, the user message,
+the model request, the tool, the second round, the final message, the close), after a
+warm-up; server CPU divided by sessions, median of ${turnCost.repeats} runs per target
+(bench/turn-cost.mjs). This is what piles up when many turns start or end in the same
+second.
+
+| path | CPU ms per session | ratio to Aalis |
+| --- | --- | --- |
+| baseline relay (one model round, no tool) | ${ms(turnCost.baseline)} | ${(turnCost.baseline / turnCost.aalis).toFixed(2)} |
+| Aalis | ${ms(turnCost.aalis)} | 1.00 |
+| AI SDK peer | ${ms(turnCost.peer)} | ${(turnCost.peer / turnCost.aalis).toFixed(2)} |
 
 ## 4. The widget
 
@@ -96,25 +136,7 @@ opens on that session. From its WebSocket opening to the restored view painted (
 and all ${resume.tools} cards on screen), ${resume.repeats} page loads after a warm-up: median
 **${ms(resume.medianMs, 0)} ms**, slowest ${ms(resume.maxMs, 0)} ms (bench/resume.mjs).
 
-## Where the time goes, and what is not measured yet
-
-A CPU profile of the server at 200 sessions (\`node --cpu-prof\`) shows no hot spot of
-ours: socket writes (writev) about 7% of samples, garbage collection 4%, the \`openai\`
-SDK's SSE iterator and undici's body stream most of the rest; our broadcast, reducer and
-outbox together about 2%. The CPU per fragment above the baseline relay is the SDK's
-async-iterator pipeline, which the brief asks us to use.
-
-Where we fall short: tail latency under load. At 100 to 200 sessions the server's p99 is
-2 to 7 times the relay's on the same load (the relay does not run tools, a second model
-round or history writes), and varies between runs (200 sessions: 47 ms in one run, 138 ms
-in another). The tail sits at turn starts and ends: in a separate run at 200 sessions the
-whole-run p99 was 57.5 ms while the p99 of mid-stream fragments (51 to 199) was 4.9 ms,
-and a larger young generation (--max-semi-space-size=32) did not help (72.9 ms), so it
-is not GC pressure. The next step is to make turn starts and ends cheaper (the model
-request setup, the second round, the final message).
-
-Not in this run yet: the peer server on the Vercel AI SDK (3).
-`;
+${existsSync(hand) ? readFileSync(hand, 'utf8') : ''}`;
 
 writeFileSync(join(root, 'bench/RESULTS.md'), report);
 console.log(report);

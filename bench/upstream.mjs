@@ -2,7 +2,8 @@
 // request streams one tool call whose arguments arrive in FRAGMENTS pieces at RATE per
 // second (real SSE format); a request that carries tool results gets a short answer.
 // The tool is named after the stream (`t_<id>`), so a client can tell whose fragment
-// it received. Every fragment's write time (process.hrtime, the system's monotonic
+// it received, unless TOOL_NAME names it (for servers that only run tools they know; the
+// call id, `call_<id>`, tells the stream then). Every fragment's write time (process.hrtime, the system's monotonic
 // clock, comparable across processes) is kept in memory, so no disk write disturbs the
 // pacing, and served at GET /writes as lines "<stream id> <fragment> <ns>".
 import { createServer } from 'node:http';
@@ -30,6 +31,9 @@ const server = createServer(async (req, res) => {
     return;
   }
   const stream = ++streams;
+  // A warm-up turn (the user said `warm-up`) runs every code path with one fragment.
+  const last = request.messages?.at(-1);
+  const fragments = last?.role === 'user' && last.content === 'warm-up' ? 1 : FRAGMENTS;
   res.write(chunk({ role: 'assistant', content: null }));
   res.write(
     chunk({
@@ -38,14 +42,14 @@ const server = createServer(async (req, res) => {
           index: 0,
           id: `call_${stream}`,
           type: 'function',
-          function: { name: `t_${stream}`, arguments: '{' },
+          function: { name: process.env.TOOL_NAME ?? `t_${stream}`, arguments: '{' },
         },
       ],
     }),
   );
   const interval = 1000 / RATE;
   const start = performance.now();
-  for (let i = 1; i <= FRAGMENTS; i++) {
+  for (let i = 1; i <= fragments; i++) {
     // Paced against the start, so that slow writes do not drift the rate.
     const wait = start + i * interval - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
