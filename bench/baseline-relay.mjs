@@ -10,28 +10,30 @@ const wss = new WebSocketServer({ port: Number(process.env.PORT ?? 0), host: '12
   process.send?.({ port: wss.address().port }),
 );
 wss.on('connection', (socket) => {
-  socket.on('message', async (text) => {
-    const response = await fetch(`${UPSTREAM}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: 'bench',
-        stream: true,
-        messages: [{ role: 'user', content: String(text) }],
-      }),
-    });
-    const decoder = new TextDecoder();
-    let buffered = '';
-    for await (const bytes of response.body) {
-      buffered += decoder.decode(bytes, { stream: true });
-      let end;
-      while ((end = buffered.indexOf('\n\n')) >= 0) {
-        const event = buffered.slice(0, end);
-        buffered = buffered.slice(end + 2);
-        const data = event.startsWith('data: ') ? event.slice(6) : '';
-        if (data && data !== '[DONE]') socket.send(JSON.stringify(JSON.parse(data)));
-      }
-    }
-    socket.send('{"done":true}');
-  });
+  socket.on('message', (text) => relay(socket, String(text)).catch(() => socket.close(1011)));
 });
+
+async function relay(socket, text) {
+  const response = await fetch(`${UPSTREAM}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: 'bench',
+      stream: true,
+      messages: [{ role: 'user', content: text }],
+    }),
+  });
+  const decoder = new TextDecoder();
+  let buffered = '';
+  for await (const bytes of response.body) {
+    buffered += decoder.decode(bytes, { stream: true });
+    let end;
+    while ((end = buffered.indexOf('\n\n')) >= 0) {
+      const event = buffered.slice(0, end);
+      buffered = buffered.slice(end + 2);
+      const data = event.startsWith('data: ') ? event.slice(6) : '';
+      if (data && data !== '[DONE]') socket.send(JSON.stringify(JSON.parse(data)));
+    }
+  }
+  socket.send('{"done":true}');
+}

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import {
   forkService,
-  latenciesOf,
+  matchArrivals,
   median,
   percentile,
   readWrites,
@@ -32,7 +32,10 @@ export async function latencyBench({ repeats = 5, fragments = 300, rate = 50 } =
       const sequence = round % 2 ? ['baseline', 'aalis'] : ['aalis', 'baseline'];
       for (const target of sequence) {
         const out = JSON.parse(
-          await runScript(join(root, 'bench/latency-client.mjs'), { URL: targets[target], TARGET: target }),
+          await runScript(join(root, 'bench/latency-client.mjs'), {
+            TARGET_URL: targets[target],
+            TARGET: target,
+          }),
         );
         // The first round warms both up (JIT, connections) and is not counted.
         if (round > 0) runs.push({ target, arrivals: out.arrivals });
@@ -41,7 +44,7 @@ export async function latencyBench({ repeats = 5, fragments = 300, rate = 50 } =
     const writes = await readWrites(`http://127.0.0.1:${upstream.port}`);
     const perTarget = { aalis: [], baseline: [] };
     for (const { target, arrivals } of runs) {
-      const latencies = latenciesOf(arrivals, writes);
+      const { latencies } = matchArrivals(arrivals, writes);
       perTarget[target].push({
         p50: percentile(latencies, 50),
         p99: percentile(latencies, 99),

@@ -1,5 +1,5 @@
 // Shared pieces of the benchmarks: processes, ports, statistics.
-import { fork, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -33,15 +33,18 @@ export function freePort() {
   });
 }
 
-/** Forks a script that reports `{ port }` over IPC once it listens. */
+/** The command line that runs `argv` with node, pinned to `cpu` when given (taskset). */
+function nodeCommand(argv, cpu) {
+  return cpu === undefined
+    ? [process.execPath, argv]
+    : ['taskset', ['-c', String(cpu), process.execPath, ...argv]];
+}
+
+/** Starts a script that reports `{ port }` over IPC once it listens. */
 export function forkService(script, env, { cpu } = {}) {
+  const [command, args] = nodeCommand([script], cpu);
   const child = track(
-    cpu === undefined
-      ? fork(script, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-      : spawn('taskset', ['-c', String(cpu), process.execPath, script], {
-          env: { ...process.env, ...env },
-          stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-        }),
+    spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
   );
   return new Promise((resolve, reject) => {
     child.once('message', (message) => resolve({ child, port: message.port }));
@@ -51,10 +54,7 @@ export function forkService(script, env, { cpu } = {}) {
 
 /** Runs a script to its end and returns what it printed. */
 export function runScript(script, env, { cpu } = {}) {
-  const [command, args] =
-    cpu === undefined
-      ? [process.execPath, [script]]
-      : ['taskset', ['-c', String(cpu), process.execPath, script]];
+  const [command, args] = nodeCommand([script], cpu);
   const child = track(
     spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] }),
   );
@@ -73,8 +73,8 @@ export function spawnService(command, args, env) {
 }
 
 /**
- * The Aalis server as \`aalis-server\` runs it (or the build in \`dist\`), on a model at \`upstreamUrl\`, history in
- * memory; pinned to \`cpu\` when given. Resolves once it answers /healthz.
+ * The Aalis server as `aalis-server` runs it (or the build in `dist`), on a model at
+ * `upstreamUrl`, history in memory; pinned to `cpu` when given. Resolves once it answers /healthz.
  */
 export async function startAalis(upstreamUrl, { cpu, dist = process.env.BENCH_SERVER_DIST } = {}) {
   const port = await freePort();
@@ -83,8 +83,7 @@ export async function startAalis(upstreamUrl, { cpu, dist = process.env.BENCH_SE
   const cli = dist
     ? [join(root, 'bench/run-build.mjs'), join(root, dist)]
     : [join(root, 'server/bin/aalis-server.js')];
-  const [command, args] =
-    cpu === undefined ? [process.execPath, cli] : ['taskset', ['-c', String(cpu), process.execPath, ...cli]];
+  const [command, args] = nodeCommand(cli, cpu);
   const child = spawnService(command, args, {
     PORT: String(port),
     OPENAI_API_KEY: 'bench',
@@ -115,32 +114,55 @@ export function percentile(sorted, p) {
   return sorted[at];
 }
 
+/** The median of the finite values (the lower middle one of an even count); NaN when none. */
 export const median = (values) =>
   percentile(
-    [...values].sort((a, b) => a - b),
+    values.filter(Number.isFinite).sort((a, b) => a - b),
     50,
   );
 
 export const ms = (value, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 
-/** The upstream's write log: "<stream>:<fragment>" -> ns. */
+/** One key per (stream, fragment): streams and fragments stay far below a million. */
+export const fragmentKey = (stream, fragment) => stream * 1e6 + fragment;
+
+/**
+ * The upstream's write log: fragment key -> ns on the monotonic clock, as a Number (exact
+ * below 2^53 ns, over a hundred days of uptime).
+ */
 export async function readWrites(upstreamUrl) {
   const writes = new Map();
   const text = await (await fetch(`${upstreamUrl}/writes`)).text();
   for (const line of text.trim().split('\n')) {
     const [stream, fragment, ns] = line.split(' ');
-    writes.set(`${stream}:${fragment}`, BigInt(ns));
+    writes.set(fragmentKey(Number(stream), Number(fragment)), Number(ns));
   }
   return writes;
 }
 
-/** Milliseconds from each fragment's write to its arrival, sorted. */
-export function latenciesOf(arrivals, writes) {
-  return arrivals
-    .map(([stream, fragment, ns]) => {
-      const written = writes.get(`${stream}:${fragment}`);
-      return written === undefined ? NaN : Number(BigInt(ns) - written) / 1e6;
-    })
-    .filter(Number.isFinite)
-    .sort((a, b) => a - b);
+/**
+ * Matches a client's arrivals (flat: stream, fragment, ns, stream, fragment, ns, ...)
+ * with the upstream's writes. Returns the sorted milliseconds from write to arrival, one
+ * per fragment (the first arrival counts), and what did not match: arrivals of no
+ * written fragment, and fragments that arrived twice. `keep(fragment)` picks a subset.
+ */
+export function matchArrivals(arrivals, writes, keep = () => true) {
+  const seen = new Set();
+  const latencies = [];
+  let unmatched = 0;
+  let duplicates = 0;
+  for (let i = 0; i < arrivals.length; i += 3) {
+    const [stream, fragment, ns] = [arrivals[i], arrivals[i + 1], arrivals[i + 2]];
+    if (!keep(fragment)) continue;
+    const key = fragmentKey(stream, fragment);
+    const written = writes.get(key);
+    if (written === undefined) unmatched++;
+    else if (seen.has(key)) duplicates++;
+    else {
+      seen.add(key);
+      latencies.push((ns - written) / 1e6);
+    }
+  }
+  latencies.sort((a, b) => a - b);
+  return { latencies, unmatched, duplicates };
 }

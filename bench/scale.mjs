@@ -1,14 +1,16 @@
-// Benchmarks 2 and 3: how many sessions one server core holds, and the same for the AI SDK peer. The server runs alone on core 0;
-// the fake upstream and the clients (one process, one socket per session) share core 1
-// (taskset). Every session streams one tool call at RATE fragments a second for SECONDS.
-// Steps the session count up and reports, per step: fragments delivered per second,
-// p50/p99/max latency, fragments lost, final counts exact, server CPU per fragment and
-// memory per session.
+// Benchmarks 2 and 3: how many sessions one server core holds, for the Aalis server, the
+// baseline relay and the AI SDK peer. The server runs alone on core 0; the fake upstream
+// and the clients (one process, one connection per session) share core 1 (taskset).
+// Every session streams one tool call at RATE fragments a second for SECONDS. Reports,
+// per step: fragments delivered per second, p50/p99/max latency (also by where the
+// fragment sits in its stream), fragments lost, final counts exact, server CPU per
+// fragment, memory per session, and how busy the harness's core was.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   forkService,
-  latenciesOf,
+  matchArrivals,
   median,
   percentile,
   readWrites,
@@ -18,59 +20,80 @@ import {
 } from './lib.mjs';
 import { ensurePeerInstalled } from './peer/install.mjs';
 
-const TICKS_PER_SECOND = 100;
+const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
-/** CPU time of a process in clock ticks: user and kernel (socket I/O is mostly kernel). */
+/** CPU time of a process in clock ticks: user and kernel. */
 function cpuTicks(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return { user: Number(fields[11]), kernel: Number(fields[12]) };
 }
 
-function rssKb(pid) {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+/** Busy and total ticks of one core, from /proc/stat. */
+function coreTicks(core) {
+  const line = readFileSync('/proc/stat', 'utf8')
     .split('\n')
-    .find((l) => l.startsWith('VmRSS:'));
-  return Number(line.split(/\s+/)[1]);
+    .find((l) => l.startsWith(`cpu${core} `));
+  const values = line.split(/\s+/).slice(1).map(Number);
+  const total = values.reduce((a, b) => a + b, 0);
+  return { busy: total - values[3] - values[4], total }; // idle and iowait are not busy
+}
+
+function rssKb(pid) {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('VmRSS:'));
+    return Number(line.split(/\s+/)[1]);
+  } catch {
+    return 0; // The process is gone; the step will fail on its own.
+  }
 }
 
 /** One client process running `sessions` turns; resolves with what it printed. */
-async function runClients(url, target, sessions, fragments, staggerMs) {
+async function runClients(url, target, sessions, fragments, staggerMs, text = 'go') {
   const env = {
-    URL: url,
+    TARGET_URL: url,
     TARGET: target,
     SESSIONS: String(sessions),
     FRAGMENTS: String(fragments),
     STAGGER_MS: String(staggerMs),
+    TEXT: text,
   };
   return JSON.parse(await runScript(join(root, 'bench/latency-client.mjs'), env, { cpu: 1 }));
 }
 
+/** Streams shorter than this have no middle worth reporting apart from their ends. */
+const PHASE_FRAGMENTS = 50;
+
 /**
- * Latency percentiles of one client run, overall and by where the fragment sits in its
- * stream (the first and last 50 fragments, when turns start and end, and the middle);
- * and how many sessions ended on the exact final count.
+ * What one client run saw: latency percentiles, overall and by where the fragment sits in
+ * its stream (the first 50, when turns start; the last 50, when they end; the middle);
+ * fragments lost (never arrived, not even inside a collapsed progress frame); sessions
+ * that ended on the exact final count; and arrivals that matched no write or came twice.
  */
-function latencySummary(out, writes, fragments) {
-  const latencies = latenciesOf(out.arrivals, writes);
+function clientSummary(out, writes, sessions, fragments) {
+  const all = matchArrivals(out.arrivals, writes);
+  const phases = fragments >= 3 * PHASE_FRAGMENTS;
   const p99Of = (from, to) =>
-    percentile(
-      latenciesOf(
-        out.arrivals.filter(([, k]) => k >= from && k <= to),
-        writes,
-      ),
-      99,
-    );
+    phases ? percentile(matchArrivals(out.arrivals, writes, (k) => k >= from && k <= to).latencies, 99) : NaN;
   return {
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    max: latencies.at(-1),
+    p50: percentile(all.latencies, 50),
+    p99: percentile(all.latencies, 99),
+    max: all.latencies.at(-1),
     p99ByPhase: {
-      start: p99Of(1, 50),
-      middle: p99Of(51, fragments - 50),
-      end: p99Of(fragments - 49, fragments),
+      start: p99Of(1, PHASE_FRAGMENTS),
+      middle: p99Of(PHASE_FRAGMENTS + 1, fragments - PHASE_FRAGMENTS),
+      end: p99Of(fragments - PHASE_FRAGMENTS + 1, fragments),
     },
-    // Progress may collapse under backpressure; what a session ends on must be exact.
+    delivered: all.latencies.length,
+    expected: sessions * fragments,
+    lost: sessions * fragments - all.latencies.length,
+    // For Aalis the server's own count; the relay and the peer have none, so their
+    // clients count what they received.
     finalExact: out.finalChars.filter((c) => c === fragments + 2).length,
+    stuck: out.stuck,
+    unmatched: all.unmatched,
+    duplicates: all.duplicates,
   };
 }
 
@@ -97,6 +120,12 @@ async function startTarget(target, upstreamUrl) {
   return { child, url: `ws://127.0.0.1:${port}` };
 }
 
+/**
+ * One step: a fresh upstream and server, `warmUp` one-fragment turns (a server fresh
+ * from its start compiles every code path on first use; one that has been up a while
+ * has done so), then `sessions` streaming turns, measured. With `recovery`, that many
+ * sessions again on the same server once the load is gone: does it serve them normally?
+ */
 export async function scaleStep(
   sessions,
   {
@@ -119,83 +148,87 @@ export async function scaleStep(
     },
     { cpu: 1 },
   );
-  const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
-  // The same load through the baseline relay and the peer, on the same core.
-  const { child: server, url } = await startTarget(target, upstreamUrl);
+  let server;
   try {
-    // A server fresh from its start compiles every code path on first use; `warmUp`
-    // one-fragment turns run them first, as a server that has been up a while has.
-    if (warmUp) {
-      await runScript(
-        join(root, 'bench/latency-client.mjs'),
-        { URL: url, TARGET: target, SESSIONS: String(warmUp), TEXT: 'warm-up', STAGGER_MS: '2000' },
-        { cpu: 1 },
-      );
-    }
+    const started = await startTarget(target, `http://127.0.0.1:${upstream.port}`);
+    server = started.child;
+    const { url } = started;
+    if (warmUp) await runClients(url, target, warmUp, 1, 2000, 'warm-up');
+
     const rssBefore = rssKb(server.pid);
     const ticksBefore = cpuTicks(server.pid);
+    const harnessBefore = coreTicks(1);
     let rssPeak = rssBefore;
     const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssKb(server.pid))), 500);
-    const started = performance.now();
+    const startedAt = performance.now();
     const out = await runClients(url, target, sessions, fragments, staggerMs);
-    const elapsed = (performance.now() - started) / 1000;
+    const elapsed = (performance.now() - startedAt) / 1000;
     clearInterval(sampler);
     const ticksAfter = cpuTicks(server.pid);
+    const harnessAfter = coreTicks(1);
     const kernelTicks = ticksAfter.kernel - ticksBefore.kernel;
     const ticks = ticksAfter.user - ticksBefore.user + kernelTicks;
-    // Does the same server, once the load is gone, serve a normal load normally?
     const after = recovery ? await runClients(url, target, recovery, fragments, staggerMs) : undefined;
     const writes = await readWrites(`http://127.0.0.1:${upstream.port}`);
+    const summary = clientSummary(out, writes, sessions, fragments);
     return {
       target,
       sessions,
-      fragmentsPerSecond: Math.round(out.arrivals.length / elapsed),
-      ...latencySummary(out, writes, fragments),
-      delivered: out.arrivals.length,
-      expected: sessions * fragments,
-      cpuMsPerFragment: ((ticks / TICKS_PER_SECOND) * 1000) / Math.max(1, out.arrivals.length),
+      fragmentsPerSecond: Math.round(summary.delivered / elapsed),
+      ...summary,
+      cpuMsPerFragment: ((ticks / TICKS_PER_SECOND) * 1000) / Math.max(1, summary.delivered),
       cpuMsPerSession: ((ticks / TICKS_PER_SECOND) * 1000) / sessions,
       cpuShare: ticks / TICKS_PER_SECOND / elapsed,
       kernelShareOfCpu: kernelTicks / Math.max(1, ticks),
+      // The upstream and the clients share core 1: near 100%, the harness is the limit.
+      harnessCoreBusy:
+        (harnessAfter.busy - harnessBefore.busy) / Math.max(1, harnessAfter.total - harnessBefore.total),
       memoryKbPerSession: Math.round((rssPeak - rssBefore) / sessions),
-      ...(after ? { recovery: { sessions: recovery, ...latencySummary(after, writes, fragments) } } : {}),
+      ...(after
+        ? { recovery: { sessions: recovery, ...clientSummary(after, writes, recovery, fragments) } }
+        : {}),
     };
   } finally {
-    server.kill('SIGKILL');
+    server?.kill('SIGKILL');
     upstream.child.kill('SIGKILL');
   }
 }
 
-const NUMERIC = [
+/** Figures whose median over runs a step reports; lost, exact and stuck report the worst run. */
+const MEDIAN_OF_RUNS = [
   'fragmentsPerSecond',
   'p50',
   'p99',
   'max',
   'cpuMsPerFragment',
+  'cpuMsPerSession',
   'cpuShare',
+  'kernelShareOfCpu',
+  'harnessCoreBusy',
   'memoryKbPerSession',
 ];
 
-/** The median run of a step: every figure the median of the runs' (lost and exact: the worst run). */
-function medianOf(runs) {
-  const out = { ...runs[0], runs: runs.length, p99s: runs.map((r) => r.p99) };
-  for (const key of NUMERIC) out[key] = median(runs.map((r) => r[key]));
-  for (const phase of ['start', 'middle', 'end']) {
-    out.p99ByPhase = { ...out.p99ByPhase, [phase]: median(runs.map((r) => r.p99ByPhase[phase])) };
-  }
-  out.delivered = Math.min(...runs.map((r) => r.delivered));
-  out.finalExact = Math.min(...runs.map((r) => r.finalExact));
-  return out;
+function medianOfRuns(runs) {
+  const step = { ...runs[0], runs: runs.length, p99s: runs.map((r) => r.p99) };
+  for (const key of MEDIAN_OF_RUNS) step[key] = median(runs.map((r) => r[key]));
+  step.p99ByPhase = Object.fromEntries(
+    Object.keys(runs[0].p99ByPhase).map((phase) => [phase, median(runs.map((r) => r.p99ByPhase[phase]))]),
+  );
+  for (const key of ['lost', 'unmatched', 'duplicates', 'stuck'])
+    step[key] = Math.max(...runs.map((r) => r[key]));
+  step.finalExact = Math.min(...runs.map((r) => r.finalExact));
+  return step;
 }
 
 /**
  * Steps the session count up through the Aalis server, the baseline relay and the AI SDK
- * peer: each count `repeats` times per target, targets alternating, each run on a fresh
- * server warmed up with `warmUp` one-fragment turns (a server that has been up a while).
- * A target steps on while the median p99 stays within the bound; one that misses the
- * first step gets one try at half of it, so that every target has a count to compare.
- * Then 1,000 sessions through Aalis as overload, followed on the same server by a
- * normal load: does it recover?
+ * peer: each count `repeats` times per target, each run on a fresh server warmed up with
+ * `warmUp` one-fragment turns. A target steps on while its median p99 stays within the
+ * bound; one that misses the first step gets one try at half of it, so that every target
+ * has a count to compare. `largest[target]` is the largest count within the bound, and
+ * `atLeast[target]` is true when the target still passed the last step (the count is a
+ * lower bound then). Then 1,000 sessions through Aalis as overload (one run), followed
+ * on the same server by a normal load: does it recover?
  */
 export async function scaleBench({
   steps = [50, 100, 150, 200, 300],
@@ -208,10 +241,10 @@ export async function scaleBench({
 } = {}) {
   const results = [];
   const largest = {};
-  const run = async (target, sessions) => {
+  const measure = async (target, sessions) => {
     const runs = [];
     for (let i = 0; i < repeats; i++) runs.push(await scaleStep(sessions, { seconds, target, warmUp }));
-    const step = medianOf(runs);
+    const step = medianOfRuns(runs);
     results.push(step);
     console.error(
       `scale: ${target}, ${sessions} sessions: p99 ${step.p99s.map((p) => p.toFixed(1)).join(' / ')} ms`,
@@ -221,19 +254,20 @@ export async function scaleBench({
   const stepping = new Set(targets);
   for (const [index, sessions] of steps.entries()) {
     for (const target of targets.filter((t) => stepping.has(t))) {
-      if (await run(target, sessions)) largest[target] = sessions;
+      if (await measure(target, sessions)) largest[target] = sessions;
       else {
         stepping.delete(target);
-        if (index === 0 && (await run(target, sessions / 2))) largest[target] = sessions / 2;
+        if (index === 0 && (await measure(target, sessions / 2))) largest[target] = sessions / 2;
       }
     }
     if (!stepping.size) break;
   }
+  const atLeast = Object.fromEntries(targets.map((t) => [t, stepping.has(t)]));
   const overloaded = await scaleStep(overload, { seconds, warmUp, recovery: steps[0] });
   console.error(
     `scale: ${overload} sessions: p99 ${overloaded.p99.toFixed(1)} ms, then ${steps[0]}: ${overloaded.recovery.p99.toFixed(1)} ms`,
   );
-  return { results, largest, overloaded, boundMs, repeats, warmUp, seconds };
+  return { results, largest, atLeast, overloaded, boundMs, repeats, warmUp, seconds };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -1,31 +1,31 @@
-// What a whole session costs the server apart from its fragments: WebSocket upgrade,
-// hello, the user message, the model request, the tool run, the second round, the final
-// message and the close. These are the costs that pile up when many turns start or end
-// in the same second, which is where the tail latency of benchmark 2 sits. Many short
-// sessions (one fragment each), a few at a time, through the Aalis server, the baseline
-// relay and the AI SDK peer on the same core; server CPU divided by sessions, median of
-// runs, targets alternating.
+// What a whole session costs the server apart from its fragments: WebSocket upgrade (or
+// HTTP request), hello, the user message, the model request, the tool, the second round,
+// the final message and the close. These are the costs that pile up when many turns
+// start or end in the same second, which is where the tail latency of benchmark 2 sits.
+// Many short sessions (one fragment each), a few at a time, through the Aalis server,
+// the baseline relay and the AI SDK peer on the same core; server CPU divided by
+// sessions, median of runs, targets alternating.
 import { median } from './lib.mjs';
 import { scaleStep } from './scale.mjs';
 
-export async function turnCostBench({ sessions = 1000, seconds = 10, repeats = 3 } = {}) {
+/** The load: 1,000 one-fragment sessions over 10 s, after 200 warm-up turns. */
+export async function sessionCostRun(target) {
+  const sessions = 1000;
+  const step = await scaleStep(sessions, { target, fragments: 1, staggerMs: 10_000, warmUp: 200 });
+  if (step.finalExact !== sessions) throw new Error(`${target}: ${step.finalExact}/${sessions} turns ended`);
+  return step;
+}
+
+export async function turnCostBench({ repeats = 3 } = {}) {
   const runs = { aalis: [], baseline: [], peer: [] };
   const targets = Object.keys(runs);
   for (let round = 0; round < repeats; round++) {
     for (const target of round % 2 ? [...targets].reverse() : targets) {
-      const step = await scaleStep(sessions, {
-        target,
-        fragments: 1,
-        staggerMs: seconds * 1000,
-        warmUp: 200,
-      });
-      if (step.finalExact !== sessions)
-        throw new Error(`${target}: ${step.finalExact}/${sessions} turns ended`);
-      runs[target].push(step.cpuMsPerSession);
+      runs[target].push((await sessionCostRun(target)).cpuMsPerSession);
     }
   }
   const [aalis, baseline, peer] = targets.map((target) => median(runs[target]));
-  return { sessions, seconds, repeats, aalis, baseline, peer };
+  return { sessions: 1000, seconds: 10, repeats, aalis, baseline, peer };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -1,0 +1,41 @@
+// Before/after for a server change, in one run: the same load through two builds of the
+// server, runs alternating, medians and their ratio reported. Keep the "before" build
+// inside server/ so that it resolves the same packages:
+//
+//   git stash && npm run build && cp -r server/dist server/dist-before && git stash pop
+//   npm run build && node bench/ab.mjs session 5        # CPU per session
+//   node bench/ab.mjs 200 3                             # 200 sessions, as benchmark 2
+//
+// Load `session`: bench/turn-cost.mjs's (1,000 one-fragment sessions over 10 s); a
+// number: that many sessions streaming 25 fragments/s for 20 s (benchmark 2's).
+import { median, ms } from './lib.mjs';
+import { scaleStep } from './scale.mjs';
+import { sessionCostRun } from './turn-cost.mjs';
+
+const [load = 'session', repeats = '3', before = 'server/dist-before', after = 'server/dist'] =
+  process.argv.slice(2);
+const builds = { before, after };
+const perSession = load === 'session';
+const figure = perSession ? 'cpuMsPerSession' : 'p99';
+const runs = { before: [], after: [] };
+
+for (let round = 0; round < Number(repeats); round++) {
+  for (const name of round % 2 ? ['after', 'before'] : ['before', 'after']) {
+    process.env.BENCH_SERVER_DIST = builds[name];
+    const sessions = perSession ? 1000 : Number(load);
+    const step = perSession
+      ? await sessionCostRun('aalis')
+      : await scaleStep(sessions, { seconds: 20, warmUp: 100 });
+    // A build whose turns fail would look cheap.
+    if (step.finalExact !== sessions || step.lost) throw new Error(`${name}: turns did not all end exactly`);
+    runs[name].push(step);
+    console.error(`${name}: ${figure} ${ms(step[figure], 3)}`);
+  }
+}
+const medians = Object.fromEntries(
+  Object.entries(runs).map(([name, steps]) => [name, median(steps.map((s) => s[figure]))]),
+);
+for (const name of ['before', 'after']) {
+  console.log(`${name} (${builds[name]}): ${figure} ${ms(medians[name], 3)}, median of ${repeats}`);
+}
+console.log(`after/before: ${(medians.after / medians.before).toFixed(3)}`);
