@@ -1,8 +1,9 @@
 // A client in its own process: starts SESSIONS turns (one per connection) on TARGET
 // (`aalis` or `baseline` over a WebSocket, `peer` over HTTP with an SSE answer) at
 // TARGET_URL, and records when each tool-call fragment arrived (process.hrtime). The
-// tool's name, `t_<stream>`, or for the peer its call id, `call_<stream>`, says which
-// upstream stream a fragment belongs to. Prints JSON on stdout when every turn ended:
+// tool call's id, `call_<stream>`, says which upstream stream a fragment belongs to (for
+// the relay, which forwards the model's chunks as they are, so does the tool's name,
+// `t_<stream>`). Prints JSON on stdout when every turn ended:
 // { arrivals: [stream, fragment, ns, stream, fragment, ns, ...], finalChars: [...], stuck }.
 // Arrivals are flat numbers, not an array per fragment: a thousand sessions make half a
 // million of them, and the client's own garbage collection must not show as latency.
@@ -32,6 +33,8 @@ function arrived(stream, from, to, now) {
 function runAalis(done) {
   const socket = new WebSocket(TARGET_URL);
   let last = 0;
+  // Progress frames carry no call id: the fragments wait for the tool's start, which does.
+  const pending = [];
   socket.on('error', done);
   socket.on('close', done);
   socket.on('open', () => socket.send(JSON.stringify({ type: 'hello', protocol: 1 })));
@@ -40,11 +43,14 @@ function runAalis(done) {
     const frame = JSON.parse(data.toString());
     if (frame.type === 'ready') socket.send(JSON.stringify({ type: 'send', text: TEXT }));
     else if (frame.type === 'stream' && frame.toolCallProgress) {
-      const { name, charsAccumulated } = frame.toolCallProgress;
+      const { charsAccumulated } = frame.toolCallProgress;
       // Under backpressure the server may collapse progress frames: every fragment the
       // count passed arrived with this frame, late, and counts so.
-      arrived(Number(name.slice(2)), Math.max(1, last), charsAccumulated - 1, now);
+      pending.push([Math.max(1, last), charsAccumulated - 1, now]);
       last = charsAccumulated;
+    } else if (frame.type === 'tool_execute' && frame.phase === 'start') {
+      const stream = Number(frame.callId.slice(5));
+      for (const [from, to, at] of pending) arrived(stream, from, to, at);
     } else if (frame.type === 'message') {
       finalChars.push(last);
       socket.close();

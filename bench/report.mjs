@@ -101,8 +101,8 @@ second.
 | path | CPU ms per session | ratio to Aalis |
 | --- | --- | --- |
 | baseline relay (one model round, no tool) | ${ms(turnCost.baseline)} | ${(turnCost.baseline / turnCost.aalis).toFixed(2)} |
-| Aalis (two rounds; the bench's tool is unknown to it, so it answers an error result) | ${ms(turnCost.aalis)} | 1.00 |
-| AI SDK peer (two steps; runs its one tool) | ${ms(turnCost.peer)} | ${(turnCost.peer / turnCost.aalis).toFixed(2)} |
+| Aalis (two rounds, runs \`get_time\`) | ${ms(turnCost.aalis)} | 1.00 |
+| AI SDK peer (two steps, runs its \`get_time\`) | ${ms(turnCost.peer)} | ${(turnCost.peer / turnCost.aalis).toFixed(2)} |
 
 ## 4. The widget
 

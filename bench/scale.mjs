@@ -62,6 +62,9 @@ async function runClients(url, target, sessions, fragments, staggerMs, text = 'g
   return JSON.parse(await runScript(join(root, 'bench/latency-client.mjs'), env, { cpu: 1 }));
 }
 
+/** A tool Aalis has built in (the time); the peer declares one of the same name. */
+const BENCH_TOOL = 'get_time';
+
 /** Streams shorter than this have no middle worth reporting apart from their ends. */
 const PHASE_FRAGMENTS = 50;
 
@@ -107,7 +110,7 @@ async function startTarget(target, upstreamUrl) {
     ensurePeerInstalled();
     const { child, port } = await forkService(
       join(root, 'bench/peer/server.mjs'),
-      { UPSTREAM: upstreamUrl, TOOL_NAME: 'bench_tool' },
+      { UPSTREAM: upstreamUrl, TOOL_NAME: BENCH_TOOL },
       { cpu: 0 },
     );
     return { child, url: `http://127.0.0.1:${port}/chat` };
@@ -140,11 +143,11 @@ export async function scaleStep(
 ) {
   const upstream = await forkService(
     join(root, 'bench/upstream.mjs'),
-    // The peer runs only the tool it declares; its client tells streams by call id.
+    // Aalis and the peer run a tool they know, as a real turn does; the relay runs none.
     {
       FRAGMENTS: String(fragments),
       RATE: String(rate),
-      ...(target === 'peer' ? { TOOL_NAME: 'bench_tool' } : {}),
+      ...(target === 'baseline' ? {} : { TOOL_NAME: BENCH_TOOL }),
     },
     { cpu: 1 },
   );

@@ -1,9 +1,9 @@
 // A fake OpenAI-compatible model in its own process, for benchmarks. Each completion
 // request streams one tool call whose arguments arrive in FRAGMENTS pieces at RATE per
 // second (real SSE format); a request that carries tool results gets a short answer.
-// The tool is named after the stream (`t_<id>`), so a client can tell whose fragment
-// it received, unless TOOL_NAME names it (for servers that only run tools they know; the
-// call id, `call_<id>`, tells the stream then). Every fragment's write time (process.hrtime, the system's monotonic
+// The call id, `call_<id>`, tells a client whose fragment it received. The tool is
+// TOOL_NAME, one the server runs; without it, it is named after the stream (`t_<id>`)
+// for the relay, which shows the model's chunks as they are. Every fragment's write time (process.hrtime, the system's monotonic
 // clock, comparable across processes) is kept in memory, so no disk write disturbs the
 // pacing, and served at GET /writes as lines "<stream id> <fragment> <ns>".
 import { createServer } from 'node:http';

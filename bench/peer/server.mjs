@@ -10,10 +10,23 @@ import { jsonSchema, stepCountIs, streamText, tool } from 'ai';
 
 const provider = createOpenAI({ apiKey: 'bench', baseURL: `${process.env.UPSTREAM}/v1` });
 const tools = {
-  [process.env.TOOL_NAME ?? 'bench_tool']: tool({
-    description: 'A tool the benchmark model calls.',
-    inputSchema: jsonSchema({ type: 'object' }),
-    execute: async () => 'ok',
+  // What Aalis's built-in get_time does, so that both run the same tool.
+  [process.env.TOOL_NAME ?? 'get_time']: tool({
+    description: 'The current date and time, in an IANA time zone (UTC by default).',
+    inputSchema: jsonSchema({
+      type: 'object',
+      properties: { timezone: { type: 'string' } },
+      additionalProperties: false,
+    }),
+    execute: async ({ timezone = 'UTC' }) => ({
+      timezone,
+      now: new Intl.DateTimeFormat('en-GB', {
+        timeZone: timezone,
+        dateStyle: 'full',
+        timeStyle: 'long',
+      }).format(new Date()),
+      iso: new Date().toISOString(),
+    }),
   }),
 };
 
