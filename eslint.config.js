@@ -8,7 +8,16 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/', '**/dist/', 'server/dist-*/', '**/generated/', '.test-results/', 'coverage/'] },
+  {
+    ignores: [
+      '**/node_modules/',
+      '**/dist/',
+      'server/dist-*/',
+      '**/generated/',
+      '.test-results/',
+      'coverage/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
