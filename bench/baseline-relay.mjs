@@ -1,7 +1,7 @@
 // The baseline for added latency: the least a relay can do. On a WebSocket message it
 // requests the model's SSE stream with fetch, parses each event and forwards its data
 // over the socket as is. No agent, no reducer, no validation, no buffers.
-import { ws } from './lib.mjs';
+import { takeSseData, ws } from './lib.mjs';
 
 const { WebSocketServer } = ws;
 
@@ -26,14 +26,9 @@ async function relay(socket, text) {
   const decoder = new TextDecoder();
   let buffered = '';
   for await (const bytes of response.body) {
-    buffered += decoder.decode(bytes, { stream: true });
-    let end;
-    while ((end = buffered.indexOf('\n\n')) >= 0) {
-      const event = buffered.slice(0, end);
-      buffered = buffered.slice(end + 2);
-      const data = event.startsWith('data: ') ? event.slice(6) : '';
-      if (data && data !== '[DONE]') socket.send(JSON.stringify(JSON.parse(data)));
-    }
+    const { data, rest } = takeSseData(buffered + decoder.decode(bytes, { stream: true }));
+    buffered = rest;
+    for (const event of data) if (event !== '[DONE]') socket.send(JSON.stringify(JSON.parse(event)));
   }
   socket.send('{"done":true}');
 }

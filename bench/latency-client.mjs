@@ -8,7 +8,7 @@
 // Arrivals are flat numbers, not an array per fragment: a thousand sessions make half a
 // million of them, and the client's own garbage collection must not show as latency.
 import { request } from 'node:http';
-import { ws as WebSocket } from './lib.mjs';
+import { takeSseData, ws as WebSocket } from './lib.mjs';
 
 const TARGET_URL = process.env.TARGET_URL;
 const TARGET = process.env.TARGET;
@@ -92,11 +92,9 @@ function runPeer(done) {
     let fragment = 0;
     res.on('data', (text) => {
       const now = Number(process.hrtime.bigint());
-      buffered += text;
-      let end;
-      while ((end = buffered.indexOf('\n\n')) >= 0) {
-        const data = buffered.slice(0, end).replace(/^data: /, '');
-        buffered = buffered.slice(end + 2);
+      const { data: events, rest } = takeSseData(buffered + text);
+      buffered = rest;
+      for (const data of events) {
         if (data === '[DONE]') continue;
         const chunk = JSON.parse(data);
         if (chunk.type === 'tool-input-start') stream = Number(chunk.toolCallId.slice(5));

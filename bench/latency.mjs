@@ -10,7 +10,7 @@ import {
   percentile,
   readWrites,
   root,
-  runScript,
+  runClients,
   startAalis,
 } from './lib.mjs';
 
@@ -31,12 +31,7 @@ export async function latencyBench({ repeats = 5, fragments = 300, rate = 50 } =
     for (let round = 0; round < repeats + 1; round++) {
       const sequence = round % 2 ? ['baseline', 'aalis'] : ['aalis', 'baseline'];
       for (const target of sequence) {
-        const out = JSON.parse(
-          await runScript(join(root, 'bench/latency-client.mjs'), {
-            TARGET_URL: targets[target],
-            TARGET: target,
-          }),
-        );
+        const out = await runClients({ url: targets[target], target });
         // The first round warms both up (JIT, connections) and is not counted.
         if (round > 0) runs.push({ target, arrivals: out.arrivals });
       }

@@ -67,6 +67,37 @@ export function runScript(script, env, { cpu } = {}) {
   );
 }
 
+/** A tool Aalis has built in (the time); the peer declares one of the same name. */
+export const BENCH_TOOL = 'get_time';
+
+/**
+ * One bench/latency-client.mjs process running `sessions` turns on `target` at `url`;
+ * resolves with what it printed. `text` is what the user says (`warm-up` asks the fake
+ * upstream for one fragment).
+ */
+export async function runClients({ url, target, sessions = 1, fragments, staggerMs, text, cpu }) {
+  const env = { TARGET_URL: url, TARGET: target, SESSIONS: String(sessions) };
+  if (fragments !== undefined) env.FRAGMENTS = String(fragments);
+  if (staggerMs !== undefined) env.STAGGER_MS = String(staggerMs);
+  if (text !== undefined) env.TEXT = text;
+  return JSON.parse(await runScript(join(root, 'bench/latency-client.mjs'), env, { cpu }));
+}
+
+/**
+ * Splits the complete events off an SSE buffer: their `data` fields, and what is left
+ * for the next read.
+ */
+export function takeSseData(buffered) {
+  const data = [];
+  let end;
+  while ((end = buffered.indexOf('\n\n')) >= 0) {
+    const event = buffered.slice(0, end);
+    buffered = buffered.slice(end + 2);
+    if (event.startsWith('data: ')) data.push(event.slice(6));
+  }
+  return { data, rest: buffered };
+}
+
 /** Spawns a long-running process that dies with this one. */
 export function spawnService(command, args, env) {
   return track(spawn(command, args, { env: { ...process.env, ...env }, stdio: 'ignore' }));
@@ -74,15 +105,22 @@ export function spawnService(command, args, env) {
 
 /**
  * The Aalis server as `aalis-server` runs it (or the build in `dist`), on a model at
- * `upstreamUrl`, history in memory; pinned to `cpu` when given. Resolves once it answers /healthz.
+ * `upstreamUrl`, history in memory; pinned to `cpu` when given, with `nodeArgs` (say,
+ * `--cpu-prof`) for node. Resolves once it answers /healthz.
  */
-export async function startAalis(upstreamUrl, { cpu, dist = process.env.BENCH_SERVER_DIST } = {}) {
+export async function startAalis(
+  upstreamUrl,
+  { cpu, dist = process.env.BENCH_SERVER_DIST, nodeArgs = [] } = {},
+) {
   const port = await freePort();
   // BENCH_SERVER_DIST runs another build (say, a copy of server/dist from before a
   // change) for an A/B comparison in one run.
-  const cli = dist
-    ? [join(root, 'bench/run-build.mjs'), join(root, dist)]
-    : [join(root, 'server/bin/aalis-server.js')];
+  const cli = [
+    ...nodeArgs,
+    ...(dist
+      ? [join(root, 'bench/run-build.mjs'), join(root, dist)]
+      : [join(root, 'server/bin/aalis-server.js')]),
+  ];
   const [command, args] = nodeCommand(cli, cpu);
   const child = spawnService(command, args, {
     PORT: String(port),

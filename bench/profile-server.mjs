@@ -4,50 +4,44 @@
 // second in which the turns start, the middle, and the second in which they end.
 //
 //   node bench/profile-server.mjs [sessions] [server build dir, default server/dist]
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { forkService, freePort, root, runScript, waitForHttp } from './lib.mjs';
+import { BENCH_TOOL, forkService, root, runClients, startAalis } from './lib.mjs';
 
 const sessions = Number(process.argv[2] ?? 200);
-const dist = process.argv[3] ?? 'server/dist';
+const dist = process.argv[3]; // default: the server as built
 const seconds = 20;
 const profileDir = mkdtempSync(join(tmpdir(), 'aalis-profile-'));
 
 const upstream = await forkService(
   join(root, 'bench/upstream.mjs'),
-  { FRAGMENTS: String(seconds * 25), RATE: '25' },
+  // The tool Aalis runs in benchmark 2 as well.
+  { FRAGMENTS: String(seconds * 25), RATE: '25', TOOL_NAME: BENCH_TOOL },
   { cpu: 1 },
 );
-const port = await freePort();
-const node = [process.execPath, '--cpu-prof', `--cpu-prof-dir=${profileDir}`];
-const server = spawn('taskset', ['-c', '0', ...node, join(root, 'bench/run-build.mjs'), join(root, dist)], {
-  env: {
-    ...process.env,
-    PORT: String(port),
-    OPENAI_API_KEY: 'bench',
-    OPENAI_BASE_URL: `http://127.0.0.1:${upstream.port}/v1`,
-    LOG_LEVEL: 'silent',
-    AALIS_DATA_DIR: '',
-  },
-  stdio: 'inherit',
+const server = await startAalis(`http://127.0.0.1:${upstream.port}`, {
+  cpu: 0,
+  dist,
+  nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
 });
-await waitForHttp(`http://127.0.0.1:${port}/healthz`);
-const client = (env) =>
-  runScript(
-    join(root, 'bench/latency-client.mjs'),
-    { TARGET_URL: `ws://127.0.0.1:${port}/ws`, TARGET: 'aalis', ...env },
-    { cpu: 1 },
-  );
-await client({ SESSIONS: '100', FRAGMENTS: '1', TEXT: 'warm-up', STAGGER_MS: '2000' });
+const url = `ws://127.0.0.1:${server.port}/ws`;
+await runClients({
+  url,
+  target: 'aalis',
+  sessions: 100,
+  fragments: 1,
+  staggerMs: 2000,
+  text: 'warm-up',
+  cpu: 1,
+});
 // The profile's timestamps are on the same monotonic clock, in microseconds.
 const now = () => Number(process.hrtime.bigint() / 1000n);
 const loadStart = now();
-await client({ SESSIONS: String(sessions), FRAGMENTS: String(seconds * 25) });
+await runClients({ url, target: 'aalis', sessions, fragments: seconds * 25, cpu: 1 });
 const loadEnd = now();
-server.kill('SIGINT'); // A clean exit writes the profile.
-await new Promise((resolve) => server.once('exit', resolve));
+server.child.kill('SIGINT'); // A clean exit writes the profile.
+await new Promise((resolve) => server.child.once('exit', resolve));
 upstream.child.kill();
 
 const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));

@@ -9,13 +9,14 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  BENCH_TOOL,
   forkService,
   matchArrivals,
   median,
   percentile,
   readWrites,
   root,
-  runScript,
+  runClients,
   startAalis,
 } from './lib.mjs';
 import { ensurePeerInstalled } from './peer/install.mjs';
@@ -48,22 +49,6 @@ function rssKb(pid) {
     return 0; // The process is gone; the step will fail on its own.
   }
 }
-
-/** One client process running `sessions` turns; resolves with what it printed. */
-async function runClients(url, target, sessions, fragments, staggerMs, text = 'go') {
-  const env = {
-    TARGET_URL: url,
-    TARGET: target,
-    SESSIONS: String(sessions),
-    FRAGMENTS: String(fragments),
-    STAGGER_MS: String(staggerMs),
-    TEXT: text,
-  };
-  return JSON.parse(await runScript(join(root, 'bench/latency-client.mjs'), env, { cpu: 1 }));
-}
-
-/** A tool Aalis has built in (the time); the peer declares one of the same name. */
-const BENCH_TOOL = 'get_time';
 
 /** Streams shorter than this have no middle worth reporting apart from their ends. */
 const PHASE_FRAGMENTS = 50;
@@ -156,7 +141,16 @@ export async function scaleStep(
     const started = await startTarget(target, `http://127.0.0.1:${upstream.port}`);
     server = started.child;
     const { url } = started;
-    if (warmUp) await runClients(url, target, warmUp, 1, 2000, 'warm-up');
+    if (warmUp)
+      await runClients({
+        url,
+        target,
+        sessions: warmUp,
+        fragments: 1,
+        staggerMs: 2000,
+        text: 'warm-up',
+        cpu: 1,
+      });
 
     const rssBefore = rssKb(server.pid);
     const ticksBefore = cpuTicks(server.pid);
@@ -164,14 +158,16 @@ export async function scaleStep(
     let rssPeak = rssBefore;
     const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssKb(server.pid))), 500);
     const startedAt = performance.now();
-    const out = await runClients(url, target, sessions, fragments, staggerMs);
+    const out = await runClients({ url, target, sessions, fragments, staggerMs, cpu: 1 });
     const elapsed = (performance.now() - startedAt) / 1000;
     clearInterval(sampler);
     const ticksAfter = cpuTicks(server.pid);
     const harnessAfter = coreTicks(1);
     const kernelTicks = ticksAfter.kernel - ticksBefore.kernel;
     const ticks = ticksAfter.user - ticksBefore.user + kernelTicks;
-    const after = recovery ? await runClients(url, target, recovery, fragments, staggerMs) : undefined;
+    const after = recovery
+      ? await runClients({ url, target, sessions: recovery, fragments, staggerMs, cpu: 1 })
+      : undefined;
     const writes = await readWrites(`http://127.0.0.1:${upstream.port}`);
     const summary = clientSummary(out, writes, sessions, fragments);
     return {

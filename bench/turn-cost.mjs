@@ -9,10 +9,12 @@ import { median } from './lib.mjs';
 import { scaleStep } from './scale.mjs';
 
 /** The load: 1,000 one-fragment sessions over 10 s, after 200 warm-up turns. */
+const SESSIONS = 1000;
+const SECONDS = 10;
+
 export async function sessionCostRun(target) {
-  const sessions = 1000;
-  const step = await scaleStep(sessions, { target, fragments: 1, staggerMs: 10_000, warmUp: 200 });
-  if (step.finalExact !== sessions) throw new Error(`${target}: ${step.finalExact}/${sessions} turns ended`);
+  const step = await scaleStep(SESSIONS, { target, fragments: 1, staggerMs: SECONDS * 1000, warmUp: 200 });
+  if (step.finalExact !== SESSIONS) throw new Error(`${target}: ${step.finalExact}/${SESSIONS} turns ended`);
   return step;
 }
 
@@ -25,7 +27,7 @@ export async function turnCostBench({ repeats = 3 } = {}) {
     }
   }
   const [aalis, baseline, peer] = targets.map((target) => median(runs[target]));
-  return { sessions: 1000, seconds: 10, repeats, aalis, baseline, peer };
+  return { sessions: SESSIONS, seconds: SECONDS, repeats, aalis, baseline, peer };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
