@@ -262,6 +262,17 @@ describe('failures', () => {
     expect(error).toMatchObject({ kind: 'timeout' });
   });
 
+  test('a stream that keeps talking outlives the idle timeout, however long it runs', async () => {
+    // Six pieces 60 ms apart: 300 ms in all, twice the allowed silence, never silent for it.
+    const provider = await providerFor(
+      [{ body: fixture('openai-text-answer.sse'), pieces: 6, delayMs: 60 }],
+      { idleTimeoutMs: 150 },
+    );
+    const { chunks, error } = await drain(provider);
+    expect(error).toBeUndefined();
+    expect(chunks.at(-1)).toMatchObject({ done: true });
+  });
+
   test('a server that never answers times out and is retried, then reported', async () => {
     const provider = await providerFor([{ hang: true }, { hang: true }], {
       connectTimeoutMs: 100,
