@@ -16,6 +16,11 @@ export const CloseCode = {
   PolicyViolation: 1008,
   /** A frame over the size limit. */
   MessageTooBig: 1009,
+  /**
+   * The server could not serve the connection right now (its storage failed, or too many
+   * `hello` in a row): reconnect after a pause.
+   */
+  TryAgainLater: 1013,
   /** The first frame was not a valid `hello`. */
   BadHello: 4400,
   /** The token was wrong or missing. */
@@ -39,6 +44,14 @@ export const ErrorCode = {
   Upstream: 'upstream',
   /** A tool failed in a way that ended the turn. */
   Tool: 'tool',
+  /** The answer passed the server's size cap (text and reasoning, or one tool call's arguments). */
+  TooLarge: 'too_large',
+  /** The model was still calling tools when the turn's round limit was reached. */
+  MaxRounds: 'max_rounds',
+  /** The server could not store the answer (or the message): it is not in the history. */
+  Storage: 'storage',
+  /** The server stopped before the answer was finished (a crash); the history says so. */
+  Interrupted: 'interrupted',
   /** The server is restarting; the turn ended. */
   ShuttingDown: 'shutting_down',
   /** A bug; the message carries an id to find it in the logs. */

@@ -22,7 +22,9 @@ const named = {
   ReasoningPart: shapes.ReasoningPartSchema,
   ToolCallPart: shapes.ToolCallPartSchema,
   Part: shapes.PartSchema,
+  MessageError: shapes.MessageErrorSchema,
   ChatMessage: shapes.ChatMessageSchema,
+  TurnStatusEntry: shapes.TurnStatusEntrySchema,
 };
 
 const frameName = (type: string, side: 'Client' | 'Server'): string =>

@@ -9,7 +9,14 @@
  */
 import type { AbortFrame } from './client-frames.js';
 import type { ServerFrame, StreamFrame, StreamResumeFrame, ToolExecuteFrame } from './server-frames.js';
-import type { ChatMessage, Part, ToolCallPart, ToolCallProgressEntry, Usage } from './shapes.js';
+import type {
+  ChatMessage,
+  Part,
+  ToolCallPart,
+  ToolCallProgressEntry,
+  TurnStatusEntry,
+  Usage,
+} from './shapes.js';
 
 /** The running turn: what the assistant produced so far and the tool calls being written. */
 export interface TurnView {
@@ -18,6 +25,8 @@ export interface TurnView {
   usage?: Usage;
   /** By tool-call index: the calls whose arguments are streaming right now. */
   toolCallsProgress: ReadonlyMap<number, ToolCallProgressEntry>;
+  /** What the turn waits for while nothing streams; gone with the next stream or tool frame. */
+  status?: TurnStatusEntry;
 }
 
 export interface ChatView {
@@ -52,19 +61,27 @@ export function reduce(view: ChatView, frame: ViewFrame, now: number): ChatView 
       // A new turn starts from nothing.
       return { ...view, messages: appendMessage(view.messages, frame.message), turn: emptyTurn() };
     case 'stream':
-      return withTurn(view, applyStream(view.turn ?? emptyTurn(), frame, now));
+      return withTurn(view, applyStream(withoutStatus(view.turn ?? emptyTurn()), frame, now));
     case 'tool_execute':
-      return withTurn(view, applyToolExecute(view.turn ?? emptyTurn(), frame, now));
+      return withTurn(view, applyToolExecute(withoutStatus(view.turn ?? emptyTurn()), frame, now));
+    case 'turn_status': {
+      const { type: _type, sessionId: _session, ...status } = frame;
+      return withTurn(view, { ...(view.turn ?? emptyTurn()), status: { ...status, since: now } });
+    }
     case 'stream_resume':
       return withTurn(view, turnFromSnapshot(frame));
-    case 'message':
-      return { ...view, messages: appendMessage(view.messages, frame.message), turn: null };
+    case 'message': {
+      const message = withKnownArguments(frame.message, view.turn);
+      return { ...view, messages: appendMessage(view.messages, message), turn: null };
+    }
     case 'history':
       return { ...view, messages: prependOlder(view.messages, frame.messages) };
     case 'error':
       // Only errors addressed to the session concern its turn; the turn itself ends
       // with the `message` that follows.
-      return frame.sessionId === undefined ? view : withTurn(view, view.turn && clearProgress(view.turn));
+      return frame.sessionId === undefined
+        ? view
+        : withTurn(view, view.turn && withoutStatus(clearProgress(view.turn)));
     default:
       return view;
   }
@@ -85,6 +102,7 @@ export function snapshot(view: ChatView, serverTime: number): StreamResumeFrame 
     toolCallsProgress: progressList(view.turn),
   };
   if (view.turn.usage) frame.usage = view.turn.usage;
+  if (view.turn.status) frame.turnStatus = view.turn.status;
   return frame;
 }
 
@@ -95,6 +113,12 @@ export function progressList(turn: TurnView): ToolCallProgressEntry[] {
 
 function withTurn(view: ChatView, turn: TurnView | null): ChatView {
   return turn === view.turn ? view : { ...view, turn };
+}
+
+function withoutStatus(turn: TurnView): TurnView {
+  if (!turn.status) return turn;
+  const { status: _status, ...rest } = turn;
+  return rest;
 }
 
 function clearProgress(turn: TurnView): TurnView {
@@ -157,12 +181,14 @@ function applyToolExecute(turn: TurnView, frame: ToolExecuteFrame, now: number):
     callId: frame.callId,
     index: frame.index,
     name: frame.name,
-    arguments: started ? started.arguments : frame.arguments,
     status: frame.isError ? 'error' : 'done',
     startedAt,
     // The server measured the run; a receipt time would add network delay to it.
     endedAt: frame.durationMs === undefined ? now : startedAt + frame.durationMs,
   };
+  // `end` omits the arguments: they came with `start`.
+  const args = started ? started.arguments : frame.arguments;
+  if (args !== undefined) ended.arguments = args;
   if (frame.result !== undefined) ended.result = frame.result;
   const parts = at >= 0 ? turn.parts.map((p, i) => (i === at ? ended : p)) : [...turn.parts, ended];
   return { ...turn, parts };
@@ -175,7 +201,25 @@ function turnFromSnapshot(frame: StreamResumeFrame): TurnView {
     toolCallsProgress: toolCallsProgress.size ? toolCallsProgress : NO_PROGRESS,
   };
   if (frame.usage) turn.usage = frame.usage;
+  if (frame.turnStatus) turn.status = frame.turnStatus;
   return turn;
+}
+
+/**
+ * A `message` frame omits its tool calls' arguments, which the client already has from
+ * the running turn: they are put back from there, so the view holds the whole message.
+ */
+function withKnownArguments(message: ChatMessage, turn: TurnView | null): ChatMessage {
+  if (!turn) return message;
+  let filled = false;
+  const parts = message.parts.map((part) => {
+    if (part.type !== 'tool_call' || part.arguments !== undefined) return part;
+    const known = turn.parts.find((p) => p.type === 'tool_call' && p.callId === part.callId);
+    if (known?.type !== 'tool_call' || known.arguments === undefined) return part;
+    filled = true;
+    return { ...part, arguments: known.arguments };
+  });
+  return filled ? { ...message, parts } : message;
 }
 
 /** Adjacent text of the same kind is one part, however many deltas it came in. */

@@ -7,6 +7,8 @@ import {
   StreamChunkMessageSchema,
   TimestampSchema,
   ToolCallProgressEntrySchema,
+  TurnStatusEntrySchema,
+  TurnStatusSchema,
   UsageSchema,
 } from './shapes.js';
 
@@ -53,8 +55,11 @@ export const ToolExecuteFrameSchema = v.object({
   callId: v.string(),
   index: CountSchema,
   name: v.string(),
-  /** The parsed JSON value; the raw text when it was not valid JSON. */
-  arguments: v.unknown(),
+  /**
+   * The parsed JSON value; the raw text when it was not valid JSON. Sent with `start`
+   * only: an `end` omits it (the client has it), so large arguments cross once.
+   */
+  arguments: v.optional(v.unknown()),
   result: v.optional(v.unknown()),
   isError: v.optional(v.boolean()),
   durationMs: v.optional(v.pipe(v.number(), v.minValue(0))),
@@ -70,6 +75,18 @@ export const StreamResumeFrameSchema = v.object({
   toolCallsProgress: v.array(ToolCallProgressEntrySchema),
   /** Token usage of the turn's finished rounds so far. */
   usage: v.optional(UsageSchema),
+  /** What the turn is waiting for, when it waits (see `turn_status`). */
+  turnStatus: v.optional(TurnStatusEntrySchema),
+});
+
+/**
+ * The turn is waiting: the model has been silent for a while, or the server will ask it
+ * again. Holds until the next `stream` or `tool_execute` frame, or the turn's end.
+ */
+export const TurnStatusFrameSchema = v.object({
+  type: v.literal('turn_status'),
+  sessionId: v.string(),
+  ...TurnStatusSchema.entries,
 });
 
 /** The turn ended: the final assistant message as stored. */
@@ -87,8 +104,11 @@ export const ErrorFrameSchema = v.object({
   type: v.literal('error'),
   /** One of `ErrorCode`; a client treats a code it does not know as a plain error. */
   code: v.string(),
+  /** Short and safe to show a visitor; a client may show its own words for the code instead. */
   message: v.string(),
   sessionId: v.optional(v.string()),
+  /** Finds the detail in the server's log, for the errors that have some. */
+  errorId: v.optional(v.string()),
 });
 
 export type ReadyFrame = v.InferOutput<typeof ReadyFrameSchema>;
@@ -99,6 +119,7 @@ export type StreamResumeFrame = v.InferOutput<typeof StreamResumeFrameSchema>;
 export type MessageFrame = v.InferOutput<typeof MessageFrameSchema>;
 export type ErrorFrame = v.InferOutput<typeof ErrorFrameSchema>;
 export type HistoryFrame = v.InferOutput<typeof HistoryFrameSchema>;
+export type TurnStatusFrame = v.InferOutput<typeof TurnStatusFrameSchema>;
 export type ServerFrame =
   | ReadyFrame
   | UserMessageFrame
@@ -107,7 +128,8 @@ export type ServerFrame =
   | StreamResumeFrame
   | MessageFrame
   | ErrorFrame
-  | HistoryFrame;
+  | HistoryFrame
+  | TurnStatusFrame;
 
 /** Schema of each server frame, by its `type`. */
 export const serverFrameSchemas = {
@@ -119,4 +141,5 @@ export const serverFrameSchemas = {
   message: MessageFrameSchema,
   error: ErrorFrameSchema,
   history: HistoryFrameSchema,
+  turn_status: TurnStatusFrameSchema,
 } as const;

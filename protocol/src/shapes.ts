@@ -72,6 +72,28 @@ export const ToolCallProgressEntrySchema = v.object({
 });
 export type ToolCallProgressEntry = v.InferOutput<typeof ToolCallProgressEntrySchema>;
 
+/**
+ * What the turn is waiting for when nothing streams: the model has been silent for a
+ * while (`waiting`), or the server is about to ask it again (`retrying`).
+ */
+const turnStatusEntries = {
+  state: v.picklist(['waiting', 'retrying']),
+  /** The request attempt this is about, 1 for the first. */
+  attempt: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  /** `retrying`: how long until the next attempt, from when the status was sent. */
+  retryInMs: v.optional(CountSchema),
+};
+export const TurnStatusSchema = v.object(turnStatusEntries);
+export type TurnStatus = v.InferOutput<typeof TurnStatusSchema>;
+
+/** A turn status as the stream buffer keeps it and `stream_resume` sends it. */
+export const TurnStatusEntrySchema = v.object({
+  ...turnStatusEntries,
+  /** When the status was set, on the server's clock (the countdown runs from here). */
+  since: TimestampSchema,
+});
+export type TurnStatusEntry = v.InferOutput<typeof TurnStatusEntrySchema>;
+
 export const TextPartSchema = v.object({ type: v.literal('text'), text: v.string() });
 export const ReasoningPartSchema = v.object({ type: v.literal('reasoning'), text: v.string() });
 export const ToolCallPartSchema = v.object({
@@ -79,8 +101,12 @@ export const ToolCallPartSchema = v.object({
   callId: v.string(),
   index: CountSchema,
   name: v.string(),
-  /** The parsed arguments; the raw text when it was not valid JSON. */
-  arguments: v.unknown(),
+  /**
+   * The parsed arguments; the raw text when it was not valid JSON. Omitted in a `message`
+   * frame: every client of the session has them from `tool_execute` start or
+   * `stream_resume`, and large arguments are never sent to a client twice.
+   */
+  arguments: v.optional(v.unknown()),
   status: v.picklist(['running', 'done', 'error']),
   /** The tool's result, or the error it reported when `status` is `'error'`. */
   result: v.optional(v.unknown()),
@@ -96,6 +122,17 @@ export type Part = v.InferOutput<typeof PartSchema>;
 export const MessageStatusSchema = v.picklist(['complete', 'aborted', 'error']);
 export type MessageStatus = v.InferOutput<typeof MessageStatusSchema>;
 
+/** Why a turn did not complete, kept with its message so that the history says so too. */
+export const MessageErrorSchema = v.object({
+  /** One of `ErrorCode`. */
+  code: v.string(),
+  /** Short and safe to show a visitor; never the provider's own words. */
+  message: v.string(),
+  /** Finds the detail in the server's log. */
+  errorId: v.optional(v.string()),
+});
+export type MessageError = v.InferOutput<typeof MessageErrorSchema>;
+
 export const ChatMessageSchema = v.object({
   id: v.string(),
   role: v.picklist(['user', 'assistant']),
@@ -103,6 +140,8 @@ export const ChatMessageSchema = v.object({
   createdAt: TimestampSchema,
   /** Assistant messages only: how the turn ended. */
   status: v.optional(MessageStatusSchema),
+  /** Assistant messages with status `error` (or stopped by the server): why. */
+  error: v.optional(MessageErrorSchema),
   usage: v.optional(UsageSchema),
 });
 export type ChatMessage = v.InferOutput<typeof ChatMessageSchema>;

@@ -22,7 +22,7 @@ const part: fc.Arbitrary<Part> = fc.oneof(
       startedAt: time,
       endedAt: time,
     },
-    { requiredKeys: ['type', 'callId', 'index', 'name', 'arguments', 'status', 'startedAt'] },
+    { requiredKeys: ['type', 'callId', 'index', 'name', 'status', 'startedAt'] },
   ),
 );
 
@@ -33,10 +33,20 @@ const message: fc.Arbitrary<ChatMessage> = fc.record(
     parts: fc.array(part, { maxLength: 4 }),
     createdAt: time,
     status: fc.constantFrom('complete' as const, 'aborted' as const, 'error' as const),
+    error: fc.record(
+      { code: fc.string(), message: fc.string(), errorId: fc.string() },
+      { requiredKeys: ['code', 'message'] },
+    ),
     usage,
   },
   { requiredKeys: ['id', 'role', 'parts', 'createdAt'] },
 );
+
+const turnStatus = {
+  state: fc.constantFrom('waiting' as const, 'retrying' as const),
+  attempt: fc.integer({ min: 1, max: 10 }),
+  retryInMs: count,
+};
 
 const progress = fc.record({ index: count, name: fc.string(), charsAccumulated: count });
 const entry = fc.record({
@@ -85,7 +95,7 @@ export const serverFrame: fc.Arbitrary<ServerFrame> = fc.oneof(
       isError: fc.boolean(),
       durationMs: count,
     },
-    { requiredKeys: ['type', 'sessionId', 'phase', 'callId', 'index', 'name', 'arguments'] },
+    { requiredKeys: ['type', 'sessionId', 'phase', 'callId', 'index', 'name'] },
   ),
   fc.record(
     {
@@ -95,13 +105,24 @@ export const serverFrame: fc.Arbitrary<ServerFrame> = fc.oneof(
       parts: fc.array(part, { maxLength: 4 }),
       toolCallsProgress: fc.array(entry, { maxLength: 3 }),
       usage,
+      turnStatus: fc.record({ ...turnStatus, since: time }, { requiredKeys: ['state', 'since'] }),
     },
     { requiredKeys: ['type', 'sessionId', 'serverTime', 'parts', 'toolCallsProgress'] },
   ),
   fc.record({ type: fc.constant('message' as const), sessionId: id, message }),
   fc.record(
-    { type: fc.constant('error' as const), code: fc.string(), message: fc.string(), sessionId: id },
+    {
+      type: fc.constant('error' as const),
+      code: fc.string(),
+      message: fc.string(),
+      sessionId: id,
+      errorId: id,
+    },
     { requiredKeys: ['type', 'code', 'message'] },
+  ),
+  fc.record(
+    { type: fc.constant('turn_status' as const), sessionId: id, ...turnStatus },
+    { requiredKeys: ['type', 'sessionId', 'state'] },
   ),
   fc.record({
     type: fc.constant('history' as const),

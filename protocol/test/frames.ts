@@ -6,6 +6,7 @@ import type {
   ReadyFrame,
   StreamFrame,
   ToolExecuteFrame,
+  TurnStatusFrame,
   Usage,
   UserMessageFrame,
 } from '../src/index.js';
@@ -70,7 +71,7 @@ export const toolEnd = (
   callId,
   index,
   name,
-  arguments: {},
+  // As the server sends it: the arguments came with `start`.
   result,
   ...(durationMs === undefined ? {} : { durationMs }),
   ...(isError === undefined ? {} : { isError }),
@@ -80,6 +81,21 @@ export const assistantMessage = (id: string, parts: ChatMessage['parts']): Messa
   type: 'message',
   sessionId: SESSION,
   message: { id, role: 'assistant', parts, createdAt: 2_000, status: 'complete' },
+});
+
+export const waiting = (attempt?: number): TurnStatusFrame => ({
+  type: 'turn_status',
+  sessionId: SESSION,
+  state: 'waiting',
+  ...(attempt === undefined ? {} : { attempt }),
+});
+
+export const retrying = (attempt: number, retryInMs: number): TurnStatusFrame => ({
+  type: 'turn_status',
+  sessionId: SESSION,
+  state: 'retrying',
+  attempt,
+  retryInMs,
 });
 
 export const error = (code: string, sessionId?: string): ErrorFrame =>

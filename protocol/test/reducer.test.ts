@@ -12,8 +12,10 @@ import {
   text,
   toolEnd,
   toolStart,
+  retrying,
   usage,
   userMessage,
+  waiting,
 } from './frames.js';
 
 /** Applies frames one by one, the i-th at time 100 * (i + 1), after `ready` and a user message. */
@@ -172,7 +174,6 @@ describe('parts', () => {
         callId: 'c9',
         index: 2,
         name: 'search',
-        arguments: {},
         status: 'done',
         result: ['hit'],
         startedAt: 70,
@@ -230,6 +231,61 @@ describe('turns and history', () => {
       reduce(view, frame, 9_999);
     }
     expect(view).toEqual(copy);
+  });
+});
+
+describe('turn status', () => {
+  test('turn_status is kept with the time it arrived, and the next stream frame clears it', () => {
+    const view = play(retrying(2, 4_000));
+    expect(view.turn?.status).toEqual({ state: 'retrying', attempt: 2, retryInMs: 4_000, since: 100 });
+    expect(play(waiting(1), text('Hi')).turn?.status).toBeUndefined();
+    expect(play(waiting(1), progress(0, 'search', 0)).turn?.status).toBeUndefined();
+  });
+
+  test('a tool start, an error for the session and the turn end clear it too', () => {
+    expect(play(waiting(), toolStart('c1', 0, 'search')).turn?.status).toBeUndefined();
+    expect(play(waiting(), error('upstream', SESSION)).turn?.status).toBeUndefined();
+    expect(play(waiting(), assistantMessage('a1', [])).turn).toBeNull();
+    // An error for one connection only (busy) says nothing about the turn.
+    expect(play(waiting(), error('busy')).turn?.status).toMatchObject({ state: 'waiting' });
+  });
+
+  test('a snapshot carries the status, so a reloaded page shows the same wait', () => {
+    const view = play(text('Let me check'), retrying(1, 8_000));
+    const resume = snapshot(view, 500)!;
+    expect(resume.turnStatus).toEqual({ state: 'retrying', attempt: 1, retryInMs: 8_000, since: 200 });
+    const client = reduce(reduce(emptyView, ready(), 500), resume, 500);
+    expect(client.turn?.status).toEqual(view.turn?.status);
+  });
+});
+
+describe('arguments sent once', () => {
+  const call = {
+    type: 'tool_call' as const,
+    callId: 'c1',
+    index: 0,
+    name: 'write_file',
+    status: 'done' as const,
+  };
+
+  test("the final message gets its tool calls' arguments back from the running turn", () => {
+    const args = { path: 'a.txt', content: 'x'.repeat(50) };
+    const view = play(
+      toolStart('c1', 0, 'write_file', args),
+      toolEnd('c1', 0, 'write_file', 'ok', 5),
+      assistantMessage('a1', [{ ...call, result: 'ok', startedAt: 100, endedAt: 105 }]),
+    );
+    expect(view.messages.at(-1)?.parts).toEqual([
+      { ...call, arguments: args, result: 'ok', startedAt: 100, endedAt: 105 },
+    ]);
+  });
+
+  test('arguments a message does carry are kept as sent', () => {
+    const view = play(
+      toolStart('c1', 0, 'write_file', { path: 'old' }),
+      assistantMessage('a1', [{ ...call, arguments: { path: 'new' }, startedAt: 100 }]),
+    );
+    expect(view.messages.at(-1)?.parts[0]).toMatchObject({ arguments: { path: 'new' } });
   });
 });
 

@@ -14,12 +14,14 @@ import {
   progress,
   ready,
   reasoning,
+  retrying,
   stream,
   text,
   toolEnd,
   toolStart,
   usage,
   userMessage,
+  waiting,
 } from './frames.js';
 
 const toolName = fc.constantFrom('', 'get_weather', 'write_file', 'search');
@@ -57,6 +59,24 @@ const frameArb: fc.Arbitrary<ViewFrame> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc.tuple(fc.uuid(), delta).map(([id, t]) => assistantMessage(id, [{ type: 'text', text: t }])),
+  },
+  {
+    // The final message as the server sends it: its tool calls without their arguments.
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.uuid(), callId, index, toolName)
+      .map(([id, call, i, n]) =>
+        assistantMessage(id, [
+          { type: 'tool_call', callId: call, index: i, name: n, status: 'done', startedAt: 10_000 },
+        ]),
+      ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.oneof(
+      fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }).map(waiting),
+      fc.tuple(fc.integer({ min: 1, max: 3 }), fc.nat(30_000)).map(([a, ms]) => retrying(a, ms)),
+    ),
   },
   {
     weight: 1,
