@@ -53,8 +53,15 @@ async function setUp(
 ) {
   upstream = await startFakeUpstream(replies);
   const provider = openAIOn(upstream.url);
-  return recordAgent(new Agent({ provider, model: 'm', tools: new ToolRegistry(tools), ...options }));
+  const logged: Array<{ err?: Error; errorId?: string; message: string }> = [];
+  const logger = { error: (object: object, message: string) => logged.push({ ...object, message }) };
+  const agent = new Agent({ provider, model: 'm', tools: new ToolRegistry(tools), logger, ...options });
+  return { ...recordAgent(agent), logged };
 }
+
+/** The detail the log holds under an error id a visitor was given. */
+const detailOf = (logged: Array<{ err?: Error; errorId?: string }>, errorId: string | undefined) =>
+  logged.find((entry) => entry.errorId === errorId)?.err?.message;
 
 function recordAgent(agent: Agent) {
   const streamed: ChatStreamChunk[] = [];
@@ -162,12 +169,19 @@ describe('a turn', () => {
 
   test('the upstream dies mid-tool-call: an upstream error, the partial call never runs nor goes back', async () => {
     const bytes = fixture('openai-long-tool-call.sse');
-    const { run, tools } = await setUp([
+    const { run, tools, logged } = await setUp([
       { body: bytes, pieces: 40, delayMs: 2, breakAfterBytes: bytes.length >> 1 },
     ]);
     const { message, error } = await run();
     expect(message.status).toBe('error');
-    expect(error).toMatchObject({ code: 'upstream', message: expect.stringMatching(/broke off/) });
+    // The visitor reads a short sentence and an id; the log holds the provider's words.
+    expect(error).toEqual({
+      code: 'upstream',
+      message: 'the AI service failed to answer',
+      errorId: expect.stringMatching(/^\w{8}$/),
+    });
+    expect(message.error).toEqual(error);
+    expect(detailOf(logged, error?.errorId)).toMatch(/broke off/);
     expect(tools).toEqual([]);
     expect(toolParts(message)).toEqual([]);
     expect(upstream!.requests).toHaveLength(1);
@@ -182,12 +196,16 @@ describe('a turn', () => {
     expect(message).toMatchObject({ status: 'complete', parts: [{ type: 'text', text: 'Hello!' }] });
   });
 
-  test('a malformed JSON line ends the turn with an upstream error that says so', async () => {
-    const { run } = await setUp([
+  test('a malformed JSON line ends the turn with an upstream error; the log says what was wrong', async () => {
+    const { run, logged } = await setUp([
       { body: sse([completionChunk({ content: 'Hi' })], { done: false }) + 'data: {nope\n\n' },
     ]);
     const { message, error } = await run();
-    expect(error).toMatchObject({ code: 'upstream', message: expect.stringMatching(/not valid JSON/) });
+    expect(error).toMatchObject({
+      code: 'upstream',
+      message: 'the AI service sent an answer that could not be read',
+    });
+    expect(detailOf(logged, error?.errorId)).toMatch(/not valid JSON/);
     expect(message).toMatchObject({ status: 'error', parts: [{ type: 'text', text: 'Hi' }] });
   });
 });
@@ -210,22 +228,20 @@ describe('tools that go wrong', () => {
   });
 
   test('a tool that throws: an error result the model reads, and the turn goes on', async () => {
-    const { run, tools } = await setUp(
+    const { run, tools, logged } = await setUp(
       [{ body: toolRound([{ id: 'c1', name: 'flaky', arguments: '{}' }]) }, { body: textRound('Sorry.') }],
       [thrower as ToolDefinition<never>],
     );
     const { message } = await run();
-    expect(tools.at(-1)).toMatchObject({
-      phase: 'end',
-      isError: true,
-      result: 'the tool failed: disk on fire',
-    });
-    expect(sentMessages(1).at(-1)).toMatchObject({
-      role: 'tool',
-      content: 'Error: the tool failed: disk on fire',
-    });
+    // What the error says may name a server or a path: the log has it, nobody else.
+    const result = tools.at(-1)?.result as string;
+    expect(tools.at(-1)).toMatchObject({ phase: 'end', isError: true });
+    expect(result).toMatch(/^the tool failed unexpectedly \(error id \w{8}\)$/);
+    expect(detailOf(logged, /error id (\w+)/.exec(result)?.[1])).toBe('disk on fire');
+    expect(sentMessages(1).at(-1)).toMatchObject({ role: 'tool', content: `Error: ${result}` });
     expect(message.status).toBe('complete');
-    expect(toolParts(message)[0]).toMatchObject({ status: 'error', result: 'the tool failed: disk on fire' });
+    expect(toolParts(message)[0]).toMatchObject({ status: 'error', result });
+    expect(JSON.stringify(message)).not.toContain('disk on fire');
   });
 
   test('a tool that hangs past its timeout is ended with a timeout error', async () => {
@@ -295,7 +311,7 @@ describe('tools that go wrong', () => {
     const { run } = await setUp([round, round, round], builtinTools(), { maxRounds: 3 });
     const { message, error } = await run();
     expect(message.status).toBe('error');
-    expect(error).toMatchObject({ code: 'tool', message: expect.stringMatching(/after 3 rounds/) });
+    expect(error).toMatchObject({ code: 'max_rounds', message: expect.stringMatching(/after 3 rounds/) });
     expect(upstream!.requests).toHaveLength(3);
   });
 

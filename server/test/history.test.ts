@@ -35,9 +35,7 @@ describe.each([
 ])('%s store', (_, make: () => HistoryStore) => {
   test('turns are stored in order and paged from the newest back', () => {
     const store = make();
-    store.createSession('s', 1);
-    expect(store.hasSession('s')).toBe(true);
-    expect(store.hasSession('t')).toBe(false);
+    expect(store.hasSession('s')).toBe(false);
     for (let i = 0; i < 5; i++) {
       store.beginTurn('s', message(`u${i}`), i);
       store.endTurn('s', message(`a${i}`, 'assistant'));
@@ -52,12 +50,32 @@ describe.each([
       hasMore: false,
     });
     expect(store.page('s', { limit: 4, before: 'nope' })).toEqual({ messages: [], hasMore: false });
+    // The first message stored the session.
+    expect(store.hasSession('s')).toBe(true);
+    expect(store.hasSession('t')).toBe(false);
+    store.close();
+  });
+
+  test('a turn whose answer was never stored is marked failed by the next turn, never overwritten', () => {
+    const store = make();
+    store.beginTurn('s', message('u0'), 500);
+    // The answer could not be stored (a full disk); the server ran on.
+    store.beginTurn('s', message('u1'), 900);
+    store.endTurn('s', message('a1', 'assistant'));
+    const { messages } = store.page('s', { limit: 10 });
+    expect(messages.map((m) => [m.role, m.status, m.error?.code])).toEqual([
+      ['user', undefined, undefined],
+      ['assistant', 'error', 'interrupted'],
+      ['user', undefined, undefined],
+      ['assistant', undefined, undefined],
+    ]);
+    expect(messages[1]!.createdAt).toBe(500);
+    expect(store.recoverInterruptedTurns()).toBe(0);
     store.close();
   });
 
   test('a turn a crash left running becomes a failed assistant message', () => {
     const store = make();
-    store.createSession('s', 1);
     store.beginTurn('s', message('u0'), 500);
     expect(store.recoverInterruptedTurns()).toBe(1);
     expect(store.recoverInterruptedTurns()).toBe(0);
@@ -74,7 +92,6 @@ describe.each([
 test('SQLite: a crash mid-turn (the process dies with the turn open) leaves the history consistent on the next start', () => {
   const dir = tempDir();
   const before = new SqliteHistoryStore(dir);
-  before.createSession('s', 1);
   before.beginTurn('s', message('u0'), 5);
   // No endTurn and no close: as if the process had been killed.
   const after = new SqliteHistoryStore(dir);

@@ -275,7 +275,7 @@ describe('failures', () => {
 
   test('a server that never answers times out and is retried, then reported', async () => {
     const provider = await providerFor([{ hang: true }, { hang: true }], {
-      connectTimeoutMs: 100,
+      firstByteTimeoutMs: 100,
       retry: FAST_RETRY,
     });
     const { error } = await drain(provider);

@@ -26,11 +26,16 @@ describe('graceful shutdown', () => {
     await closing;
     const error = client.of('error')[0];
     expect(error).toMatchObject({ code: 'shutting_down', sessionId });
-    expect(client.of('message')[0]?.message.status).toBe('aborted');
+    // Not the visitor's Stop: the message, live and stored, says the server stopped it.
+    const stopped = {
+      status: 'error',
+      error: { code: 'shutting_down', message: 'the server restarted and stopped this answer' },
+    };
+    expect(client.of('message')[0]?.message).toMatchObject(stopped);
     const stored = server.app.aalis.store.page(sessionId, { limit: 10 }).messages;
-    expect(stored.map((m) => [m.role, m.status])).toEqual([
-      ['user', undefined],
-      ['assistant', 'aborted'],
+    expect(stored.map((m) => [m.role, m.status, m.error?.code])).toEqual([
+      ['user', undefined, undefined],
+      ['assistant', 'error', 'shutting_down'],
     ]);
     expect(client.of('tool_execute')).toEqual([]);
     server = undefined;

@@ -17,19 +17,29 @@ import {
   type StreamChunkMessage,
   type ToolCall,
   type ToolExecuteFrame,
+  type TurnStatusFrame,
 } from '@aalis/protocol';
 import { ProviderError } from '../providers/errors.js';
 import type { ChatProvider, ModelMessage } from '../providers/types.js';
 import type { ToolRegistry } from '../tools/define-tool.js';
 import type { Workspace } from '../tools/workspace.js';
 import { toModelMessages } from './model-messages.js';
+import { publicProviderError, type ErrorReporter } from './public-errors.js';
 import { parseCall, runTool } from './tool-runner.js';
 
 export type ToolExecuteEvent = Omit<ToolExecuteFrame, 'type'>;
+export type TurnStatusEvent = Omit<TurnStatusFrame, 'type'>;
 
 export interface AgentEvents {
   'outbound:stream': [StreamChunkMessage];
   'tool:execute': [ToolExecuteEvent];
+  /** Why nothing streams right now (the model is silent, or its request is retried). */
+  'turn:status': [TurnStatusEvent];
+}
+
+/** Where the agent writes what visitors must not see: the detail behind an error id. */
+export interface AgentLogger {
+  error(object: object, message: string): void;
 }
 
 export interface AgentOptions {
@@ -41,6 +51,9 @@ export interface AgentOptions {
   maxRounds?: number;
   /** Time limit of a tool that sets none of its own. */
   toolTimeoutMs?: number;
+  /** Silence of the model before the visitor is told it is waited for. */
+  waitingNoticeMs?: number;
+  logger?: AgentLogger;
   now?: () => number;
 }
 
@@ -54,7 +67,10 @@ export interface TurnInput {
 
 export interface TurnError {
   code: (typeof ErrorCode)[keyof typeof ErrorCode];
+  /** Safe to show a visitor. */
   message: string;
+  /** Finds the detail in the log. */
+  errorId?: string;
 }
 
 export interface TurnResult {
@@ -68,7 +84,14 @@ export const DEFAULT_MAX_ROUNDS = 8;
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 
 export class Agent extends EventEmitter<AgentEvents> {
-  readonly #options: Required<Omit<AgentOptions, 'systemPrompt'>> & { systemPrompt?: string };
+  readonly #options: Required<Omit<AgentOptions, 'systemPrompt' | 'waitingNoticeMs'>> &
+    Pick<AgentOptions, 'systemPrompt' | 'waitingNoticeMs'>;
+  /** Logs an error's detail under a new id, for an error a visitor sees without it. */
+  readonly #report: ErrorReporter = (error, what) => {
+    const errorId = randomUUID().slice(0, 8);
+    this.#options.logger.error({ err: error, errorId }, what);
+    return errorId;
+  };
 
   constructor(options: AgentOptions) {
     super();
@@ -76,18 +99,21 @@ export class Agent extends EventEmitter<AgentEvents> {
       maxRounds: DEFAULT_MAX_ROUNDS,
       toolTimeoutMs: DEFAULT_TOOL_TIMEOUT_MS,
       now: Date.now,
+      logger: { error: (object, message) => console.error(`agent: ${message}`, object) },
       ...options,
     };
   }
 
   async runTurn(input: TurnInput): Promise<TurnResult> {
-    const { provider, model, tools, maxRounds, now } = this.#options;
+    const { provider, model, tools, maxRounds, now, waitingNoticeMs } = this.#options;
     const turn = new TurnRecorder(input.sessionId, now, (event, payload) => this.#emit(event, payload));
     const startedAt = now();
     const finish = (status: MessageStatus, error?: TurnError): TurnResult => ({
-      message: turn.message(startedAt, status),
+      message: turn.message(startedAt, status, error),
       ...(error ? { error } : {}),
     });
+    const onStatus = (status: Omit<TurnStatusEvent, 'sessionId'>) =>
+      this.#emit('turn:status', { sessionId: input.sessionId, ...status });
 
     try {
       for (let round = 1; round <= maxRounds; round++) {
@@ -100,7 +126,7 @@ export class Agent extends EventEmitter<AgentEvents> {
         let calls: ToolCall[] = [];
         for await (const chunk of provider.chatStream(
           { model, messages, tools: tools.specs() },
-          { signal: input.signal },
+          { signal: input.signal, onStatus, waitingNoticeMs },
         )) {
           const { toolCalls, ...forwarded } = chunk;
           if (toolCalls) calls = toolCalls;
@@ -111,7 +137,7 @@ export class Agent extends EventEmitter<AgentEvents> {
         if (input.signal.aborted) return finish('aborted');
         if (round === maxRounds) {
           return finish('error', {
-            code: ErrorCode.Tool,
+            code: ErrorCode.MaxRounds,
             message: `the model was still calling tools after ${maxRounds} rounds; the turn was stopped`,
           });
         }
@@ -120,11 +146,9 @@ export class Agent extends EventEmitter<AgentEvents> {
     } catch (error) {
       if (input.signal.aborted || (error instanceof ProviderError && error.kind === 'aborted'))
         return finish('aborted');
-      if (error instanceof ProviderError)
-        return finish('error', { code: ErrorCode.Upstream, message: error.message });
-      const id = randomUUID().slice(0, 8);
-      console.error(`agent: internal error ${id}`, error);
-      return finish('error', { code: ErrorCode.Internal, message: `internal error (id ${id})` });
+      if (error instanceof ProviderError) return finish('error', publicProviderError(error, this.#report));
+      const errorId = this.#report(error, 'the turn failed');
+      return finish('error', { code: ErrorCode.Internal, message: 'internal error', errorId });
     }
   }
 
@@ -151,14 +175,15 @@ export class Agent extends EventEmitter<AgentEvents> {
           { sessionId: input.sessionId, workspace: input.workspace },
           input.signal,
           toolTimeoutMs,
+          this.#report,
         );
+        // No arguments: they went out with `start`, and may be large.
         turn.tool({
           sessionId: input.sessionId,
           phase: 'end',
           callId: p.call.id,
           index: p.call.index,
           name: p.call.name,
-          arguments: p.arguments,
           result: outcome.result,
           isError: outcome.isError,
           durationMs: Math.max(0, now() - started),
@@ -172,7 +197,7 @@ export class Agent extends EventEmitter<AgentEvents> {
     try {
       (this.emit as (e: E, p: AgentEvents[E][0]) => boolean)(event, payload);
     } catch (error) {
-      console.error(`agent: a listener of ${event} threw`, error);
+      this.#options.logger.error({ err: error }, `a listener of ${event} threw`);
     }
   }
 }
@@ -204,7 +229,7 @@ class TurnRecorder {
     this.emit('tool:execute', event);
   }
 
-  message(createdAt: number, status: MessageStatus): ChatMessage {
+  message(createdAt: number, status: MessageStatus, error?: TurnError): ChatMessage {
     const turn = this.#view.turn!;
     const message: ChatMessage = {
       id: this.#id,
@@ -213,6 +238,7 @@ class TurnRecorder {
       createdAt,
       status,
     };
+    if (error) message.error = error;
     if (turn.usage) message.usage = turn.usage;
     return message;
   }

@@ -5,6 +5,7 @@
  */
 import type { ToolCall } from '@aalis/protocol';
 import { ToolError, type ToolContext, type ToolRegistry } from '../tools/define-tool.js';
+import type { ErrorReporter } from './public-errors.js';
 
 export interface ParsedCall {
   call: ToolCall;
@@ -50,6 +51,7 @@ export async function runTool(
   context: Omit<ToolContext, 'signal'>,
   turnSignal: AbortSignal,
   defaultTimeoutMs: number,
+  report: ErrorReporter,
 ): Promise<ToolOutcome> {
   if (parsed.refusal) return { result: parsed.refusal, isError: true };
   const tool = tools.get(parsed.call.name)!;
@@ -73,10 +75,11 @@ export async function runTool(
     if (turnSignal.aborted) return { result: 'aborted', isError: true };
     if (timeout.aborted) return { result: `timed out after ${formatSeconds(timeoutMs)}`, isError: true };
     if (error instanceof ToolError) return { result: error.message, isError: true };
-    return {
-      result: `the tool failed: ${error instanceof Error ? error.message : String(error)}`,
-      isError: true,
-    };
+    // Anything else may say where the tool's database or service lives: the visitor
+    // (and the model) read only that it failed, the log has the rest. A tool that
+    // wants its words shown throws a ToolError.
+    const errorId = report(error, `tool ${parsed.call.name} failed`);
+    return { result: `the tool failed unexpectedly (error id ${errorId})`, isError: true };
   } finally {
     signal.removeEventListener('abort', onAbort);
   }

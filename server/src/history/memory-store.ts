@@ -6,16 +6,15 @@ import { interruptedTurnMessage, type HistoryPage, type HistoryStore } from './s
 export class MemoryHistoryStore implements HistoryStore {
   readonly #sessions = new Map<string, { messages: ChatMessage[]; runningSince?: number }>();
 
-  createSession(sessionId: string): void {
-    if (!this.#sessions.has(sessionId)) this.#sessions.set(sessionId, { messages: [] });
-  }
-
   hasSession(sessionId: string): boolean {
     return this.#sessions.has(sessionId);
   }
 
   beginTurn(sessionId: string, userMessage: ChatMessage, now: number): void {
-    const session = this.#session(sessionId);
+    let session = this.#sessions.get(sessionId);
+    if (!session) this.#sessions.set(sessionId, (session = { messages: [] }));
+    if (session.runningSince !== undefined)
+      session.messages.push(interruptedTurnMessage(`msg_${randomUUID()}`, session.runningSince));
     session.messages.push(userMessage);
     session.runningSince = now;
   }

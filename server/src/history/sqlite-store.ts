@@ -46,7 +46,10 @@ export class SqliteHistoryStore implements HistoryStore {
       createSession: db.prepare('INSERT OR IGNORE INTO sessions (id, created_at) VALUES (?, ?)'),
       hasSession: db.prepare('SELECT 1 FROM sessions WHERE id = ?').pluck(),
       insertMessage: db.prepare('INSERT OR REPLACE INTO messages (session_id, id, body) VALUES (?, ?, ?)'),
-      markRunning: db.prepare('INSERT OR REPLACE INTO running_turns (session_id, started_at) VALUES (?, ?)'),
+      // Plain INSERT: a mark left by an answer that could not be stored must be resolved
+      // (beginTurn does), never silently replaced.
+      markRunning: db.prepare('INSERT INTO running_turns (session_id, started_at) VALUES (?, ?)'),
+      runningSince: db.prepare('SELECT started_at FROM running_turns WHERE session_id = ?').pluck(),
       clearRunning: db.prepare('DELETE FROM running_turns WHERE session_id = ?'),
       running: db.prepare('SELECT session_id AS sessionId, started_at AS startedAt FROM running_turns'),
       latest: db.prepare('SELECT body FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?').pluck(),
@@ -57,26 +60,28 @@ export class SqliteHistoryStore implements HistoryStore {
     };
   }
 
-  createSession(sessionId: string, now: number): void {
-    this.#statements.createSession.run(sessionId, now);
-  }
-
   hasSession(sessionId: string): boolean {
     return this.#statements.hasSession.get(sessionId) !== undefined;
   }
 
   beginTurn(sessionId: string, userMessage: ChatMessage, now: number): void {
     this.#db.transaction(() => {
+      this.#statements.createSession.run(sessionId, now);
+      const dangling = this.#statements.runningSince.get(sessionId) as number | undefined;
+      if (dangling !== undefined)
+        this.#endTurn(sessionId, interruptedTurnMessage(`msg_${randomUUID()}`, dangling));
       this.#statements.insertMessage.run(sessionId, userMessage.id, JSON.stringify(userMessage));
       this.#statements.markRunning.run(sessionId, now);
     })();
   }
 
   endTurn(sessionId: string, assistantMessage: ChatMessage): void {
-    this.#db.transaction(() => {
-      this.#statements.insertMessage.run(sessionId, assistantMessage.id, JSON.stringify(assistantMessage));
-      this.#statements.clearRunning.run(sessionId);
-    })();
+    this.#db.transaction(() => this.#endTurn(sessionId, assistantMessage))();
+  }
+
+  #endTurn(sessionId: string, assistantMessage: ChatMessage): void {
+    this.#statements.insertMessage.run(sessionId, assistantMessage.id, JSON.stringify(assistantMessage));
+    this.#statements.clearRunning.run(sessionId);
   }
 
   page(sessionId: string, { limit, before }: { limit: number; before?: string }): HistoryPage {

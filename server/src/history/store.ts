@@ -1,11 +1,14 @@
 /**
  * Where finished messages live. A turn is bracketed: `beginTurn` stores the user
- * message and marks the turn as running, `endTurn` stores the assistant's final message
- * and clears the mark, each in one step. A crash in between leaves the mark, and
- * `recoverInterruptedTurns` at the next start turns it into an assistant message with
- * status `error`: the history never ends on a question nobody answered.
+ * message (and the session, with its first message) and marks the turn as running,
+ * `endTurn` stores the assistant's final message and clears the mark, each in one step.
+ * A crash in between leaves the mark, and `recoverInterruptedTurns` at the next start
+ * turns it into an assistant message with status `error`. So does the next `beginTurn`
+ * of that session, when an answer could not be stored (a full disk) and the server ran
+ * on: the mark is never overwritten, and the history never holds a question nobody
+ * answered.
  */
-import type { ChatMessage } from '@aalis/protocol';
+import { ErrorCode, type ChatMessage } from '@aalis/protocol';
 
 export interface HistoryPage {
   /** Oldest first. */
@@ -15,8 +18,9 @@ export interface HistoryPage {
 }
 
 export interface HistoryStore {
-  createSession(sessionId: string, now: number): void;
+  /** True once the session's first message was stored. */
   hasSession(sessionId: string): boolean;
+  /** Stores the user message (and the session, the first time); all or nothing. */
   beginTurn(sessionId: string, userMessage: ChatMessage, now: number): void;
   endTurn(sessionId: string, assistantMessage: ChatMessage): void;
   /** The last `limit` messages, or the last `limit` before the message with id `before`. */
@@ -26,7 +30,14 @@ export interface HistoryStore {
   close(): void;
 }
 
-/** The assistant message that stands for a turn the server did not live to finish. */
+/** The assistant message that stands for a turn the server did not live to finish, or store. */
 export function interruptedTurnMessage(id: string, startedAt: number): ChatMessage {
-  return { id, role: 'assistant', parts: [], createdAt: startedAt, status: 'error' };
+  return {
+    id,
+    role: 'assistant',
+    parts: [],
+    createdAt: startedAt,
+    status: 'error',
+    error: { code: ErrorCode.Interrupted, message: 'the server stopped before this answer was finished' },
+  };
 }

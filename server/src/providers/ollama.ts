@@ -7,15 +7,14 @@
 import type { ChatStreamChunk } from '@aalis/protocol';
 import { ProviderError, abortedError, errorForStatus, parseRetryAfter } from './errors.js';
 import type { RetryPolicy } from './retry.js';
-import { streamRound, type RoundState } from './round-stream.js';
+import { streamRound, type RoundState, type UpstreamTimeouts } from './round-stream.js';
 import type { ChatProvider, ChatRequest, ChatStreamOptions, ModelMessage } from './types.js';
 
 export const OLLAMA_DEFAULT_HOST = 'http://127.0.0.1:11434';
 
-export interface OllamaProviderOptions {
+export interface OllamaProviderOptions extends UpstreamTimeouts {
   host?: string;
   retry?: RetryPolicy;
-  idleTimeoutMs?: number;
   /** Longest NDJSON line accepted; a longer one is a bad response, not unbounded memory. */
   maxLineBytes?: number;
 }
@@ -40,7 +39,8 @@ export class OllamaProvider implements ChatProvider {
     this.#host = (options.host ?? OLLAMA_DEFAULT_HOST).replace(/\/+$/, '');
   }
 
-  chatStream(request: ChatRequest, { signal }: ChatStreamOptions = {}): AsyncGenerator<ChatStreamChunk> {
+  chatStream(request: ChatRequest, options: ChatStreamOptions = {}): AsyncGenerator<ChatStreamChunk> {
+    const { retry, firstByteTimeoutMs, idleTimeoutMs } = this.options;
     return streamRound(
       this.name,
       {
@@ -50,7 +50,7 @@ export class OllamaProvider implements ChatProvider {
         },
         read: readLine,
       },
-      { signal, retry: this.options.retry, idleTimeoutMs: this.options.idleTimeoutMs },
+      { ...options, retry, firstByteTimeoutMs, idleTimeoutMs },
     );
   }
 

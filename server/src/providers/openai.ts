@@ -9,23 +9,21 @@ import OpenAI from 'openai';
 import type { ChatStreamChunk, Usage } from '@aalis/protocol';
 import { ProviderError, abortedError, errorForStatus, parseRetryAfter } from './errors.js';
 import type { RetryPolicy } from './retry.js';
-import { streamRound, type RoundState } from './round-stream.js';
+import {
+  DEFAULT_FIRST_BYTE_TIMEOUT_MS,
+  streamRound,
+  type RoundState,
+  type UpstreamTimeouts,
+} from './round-stream.js';
 import type { ToolCallFragment } from './tool-call-accumulator.js';
 import type { ChatProvider, ChatRequest, ChatStreamOptions, ModelMessage } from './types.js';
 
-export interface OpenAIProviderOptions {
+export interface OpenAIProviderOptions extends UpstreamTimeouts {
   /** Shown in logs and error messages. */
   name?: string;
   apiKey: string;
   baseURL?: string;
   retry?: RetryPolicy;
-  /** How long to wait for the response to start, per attempt. */
-  connectTimeoutMs?: number;
-  /**
-   * How long the stream may stay silent before the round is given up as timed out.
-   * Generous: a model can think for a long time between fragments.
-   */
-  idleTimeoutMs?: number;
   /**
    * Send an assistant message's reasoning back with its tool calls as
    * `reasoning_content` (DeepSeek answers 400 without it).
@@ -51,14 +49,16 @@ export class OpenAIProvider implements ChatProvider {
     this.#client = new OpenAI({
       apiKey: options.apiKey,
       ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-      // Retries are ours, and only before the first byte (see retry.ts).
+      // Retries are ours, and only before the first byte (see retry.ts); so is the
+      // first-byte deadline (round-stream.ts): the SDK's is only a backstop behind it.
       maxRetries: 0,
-      timeout: options.connectTimeoutMs ?? 60_000,
+      timeout: (options.firstByteTimeoutMs ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS) + 5_000,
       logLevel: 'off',
     });
   }
 
-  chatStream(request: ChatRequest, { signal }: ChatStreamOptions = {}): AsyncGenerator<ChatStreamChunk> {
+  chatStream(request: ChatRequest, options: ChatStreamOptions = {}): AsyncGenerator<ChatStreamChunk> {
+    const { retry, firstByteTimeoutMs, idleTimeoutMs } = this.#options;
     return streamRound(
       this.name,
       {
@@ -66,7 +66,7 @@ export class OpenAIProvider implements ChatProvider {
         read: readChunk,
         classify: (error) => this.#midStreamError(error),
       },
-      { signal, retry: this.#options.retry, idleTimeoutMs: this.#options.idleTimeoutMs },
+      { ...options, retry, firstByteTimeoutMs, idleTimeoutMs },
     );
   }
 

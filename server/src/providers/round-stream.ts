@@ -1,14 +1,17 @@
 /**
  * One model round as every streaming provider runs it: link the caller's abort signal
- * to the HTTP request, open the response with retries (before the first byte only),
- * watch for silence, turn each upstream item into chunks, and end with `done` only when
- * the upstream said it finished. Providers supply just the parts that differ: how to
- * open the response and how to read one item of it.
+ * to the HTTP request, open the response with retries (before the first byte only) and
+ * a deadline per attempt, watch for silence, turn each upstream item into chunks, and
+ * end with `done` only when the upstream said it finished. While nothing streams, the
+ * caller hears why (`onStatus`: waiting, retrying), so a visitor never stares at a
+ * silent screen. Providers supply just the parts that differ: how to open the response
+ * and how to read one item of it.
  */
-import type { ChatStreamChunk, Usage } from '@aalis/protocol';
+import type { ChatStreamChunk, TurnStatus, Usage } from '@aalis/protocol';
 import { ProviderError, abortedError, cutOffError } from './errors.js';
 import { IdleTimer } from './idle-timer.js';
 import { defaultRetryPolicy, withRetries, type RetryPolicy } from './retry.js';
+import { SilenceNotice } from './silence-notice.js';
 import { ToolCallAccumulator } from './tool-call-accumulator.js';
 
 /** What a provider learns while reading a round, besides the chunks it yields. */
@@ -28,37 +31,75 @@ export interface RoundSource<Item> {
   classify?(error: unknown): ProviderError | undefined;
 }
 
-export interface RoundOptions {
-  signal?: AbortSignal | undefined;
-  retry?: RetryPolicy | undefined;
-  /** How long the stream may stay silent; generous, a model can think for a long time. */
+/** How long an upstream may keep us waiting; every provider takes these options. */
+export interface UpstreamTimeouts {
+  /** How long one attempt may wait for the response to start (headers) before it is retried. */
+  firstByteTimeoutMs?: number | undefined;
+  /**
+   * How long the stream may stay silent once it started before the round is given up.
+   * Generous: a model can think for a while between fragments, and the visitor is told.
+   */
   idleTimeoutMs?: number | undefined;
 }
 
-export const DEFAULT_IDLE_TIMEOUT_MS = 180_000;
+export interface RoundOptions extends UpstreamTimeouts {
+  signal?: AbortSignal | undefined;
+  retry?: RetryPolicy | undefined;
+  /** Hears why nothing streams: silence (`waiting`), or a retry about to be made. */
+  onStatus?: ((status: TurnStatus) => void) | undefined;
+  /** Silence before `waiting` is said. */
+  waitingNoticeMs?: number | undefined;
+}
+
+export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 30_000;
+export const DEFAULT_IDLE_TIMEOUT_MS = 90_000;
+export const DEFAULT_WAITING_NOTICE_MS = 4_000;
 
 export async function* streamRound<Item>(
   provider: string,
   source: RoundSource<Item>,
-  { signal, retry, idleTimeoutMs }: RoundOptions,
+  options: RoundOptions,
 ): AsyncGenerator<ChatStreamChunk> {
+  const { signal, onStatus } = options;
   const controller = new AbortController();
   const onAbort = () => controller.abort();
   signal?.addEventListener('abort', onAbort, { once: true });
-  const idle = new IdleTimer(idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, () => controller.abort());
+  const idle = new IdleTimer(options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, () => controller.abort());
+  let attempt = 1;
+  const silence = new SilenceNotice(options.waitingNoticeMs ?? DEFAULT_WAITING_NOTICE_MS, () =>
+    onStatus?.({ state: 'waiting', attempt }),
+  );
   /** The response was read to its end: nothing left to abort. */
   let drained = false;
   try {
     if (signal?.aborted) throw abortedError(provider);
-    const items = await withRetries(provider, retry ?? defaultRetryPolicy, signal, () =>
-      source.open(controller.signal),
+    const items = await withRetries(
+      provider,
+      options.retry ?? defaultRetryPolicy,
+      signal,
+      (number) => {
+        attempt = number;
+        silence.shown();
+        silence.heard();
+        return openInTime(provider, source, controller.signal, options.firstByteTimeoutMs);
+      },
+      ({ attempt: next, delayMs }) => {
+        // The countdown says it all until the next attempt starts.
+        silence.stop();
+        onStatus?.({ state: 'retrying', attempt: next, retryInMs: delayMs });
+      },
     );
     const round: RoundState = { calls: new ToolCallAccumulator(), finished: false };
     try {
       idle.start();
+      silence.heard();
       for await (const item of items) {
         idle.start();
-        yield* source.read(item, round);
+        silence.heard();
+        for (const chunk of source.read(item, round)) {
+          silence.shown();
+          yield chunk;
+        }
       }
       drained = true;
     } catch (error) {
@@ -77,6 +118,7 @@ export async function* streamRound<Item>(
     yield done;
   } finally {
     idle.stop();
+    silence.stop();
     signal?.removeEventListener('abort', onAbort);
     // A consumer that stops early must not leave the HTTP request running. A drained
     // response is not aborted: that would only build an AbortError and wake the HTTP
@@ -84,3 +126,41 @@ export async function* streamRound<Item>(
     if (!drained) controller.abort();
   }
 }
+
+/**
+ * One attempt at opening the response, given up (as a retryable timeout) when it has
+ * not started in time. Each attempt has its own signal, so a timed-out attempt is
+ * cancelled without cancelling the retry; the round's signal still reaches every one.
+ */
+async function openInTime<Item>(
+  provider: string,
+  source: RoundSource<Item>,
+  roundSignal: AbortSignal,
+  timeoutMs = DEFAULT_FIRST_BYTE_TIMEOUT_MS,
+): Promise<AsyncIterable<Item>> {
+  const attempt = new AbortController();
+  const onRoundAbort = () => attempt.abort();
+  roundSignal.addEventListener('abort', onRoundAbort, { once: true });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    attempt.abort();
+  }, timeoutMs);
+  try {
+    // The listener stays while the response streams: a round abort must still reach it.
+    return await source.open(attempt.signal);
+  } catch (error) {
+    roundSignal.removeEventListener('abort', onRoundAbort);
+    if (timedOut && !roundSignal.aborted) {
+      throw new ProviderError('timeout', `${provider} did not start answering in ${seconds(timeoutMs)}`, {
+        retryable: true,
+        cause: error,
+      });
+    }
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(1))} s`;

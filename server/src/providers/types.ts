@@ -2,7 +2,7 @@
  * The one interface every LLM provider implements, and the provider-neutral request
  * it takes. Each provider maps these to its own wire format.
  */
-import type { ChatStreamChunk, ToolCall } from '@aalis/protocol';
+import type { ChatStreamChunk, ToolCall, TurnStatus } from '@aalis/protocol';
 
 /** A tool as the model sees it: JSON Schema parameters. */
 export interface ToolSpec {
@@ -32,7 +32,14 @@ export interface ChatRequest {
 
 export interface ChatStreamOptions {
   /** Aborts the HTTP request and ends the stream with a `ProviderError` of kind `aborted`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
+  /**
+   * Hears why nothing streams, to tell the visitor: the model has been silent for
+   * `waitingNoticeMs` (`waiting`), or a failed request is about to be tried again
+   * (`retrying`, with the wait).
+   */
+  onStatus?: ((status: TurnStatus) => void) | undefined;
+  waitingNoticeMs?: number | undefined;
 }
 
 /**

@@ -14,9 +14,10 @@ import {
   type ChatMessage,
   type ChatView,
   type ServerFrame,
+  type StreamChunkMessage,
 } from '@aalis/protocol';
 import type { Agent, TurnError } from '../agent/agent.js';
-import type { HistoryStore } from '../history/store.js';
+import type { HistoryPage, HistoryStore } from '../history/store.js';
 import { Workspaces } from '../tools/workspace.js';
 
 /** A connection as the hub sees it. */
@@ -42,8 +43,15 @@ export interface SessionHubOptions {
   historyPageSize?: number;
   /** Stored messages the model sees as context for a new turn. */
   contextMessages?: number;
-  /** Text and reasoning one turn may stream before it is stopped. */
+  /** Text, reasoning and tool-call arguments one turn may stream before it is stopped. */
   maxTurnChars?: number;
+  /** Arguments one tool call may have; a longer call is cut off and never runs. */
+  maxToolArgumentChars?: number;
+  /**
+   * Most bytes of messages one `ready` or `history` frame carries (at least one message
+   * always): a tab must be able to join a session however large its answers were.
+   */
+  maxPageBytes?: number;
   /** How long shutdown waits for running turns to store their final message. */
   shutdownGraceMs?: number;
 }
@@ -53,6 +61,8 @@ interface RunningTurn {
   startedAt: number;
   firstChunkAt?: number;
   chars: number;
+  /** The round's tool calls by index: arguments seen so far (absolute, as progress says). */
+  argumentChars: Map<number, number>;
   tools: number;
   stopReason?: TurnError;
   finished: Promise<void>;
@@ -80,16 +90,21 @@ export class SessionHub {
       now: Date.now,
       historyPageSize: 50,
       contextMessages: 100,
-      maxTurnChars: 1_000_000,
+      maxTurnChars: DEFAULT_MAX_TURN_CHARS,
+      maxToolArgumentChars: DEFAULT_MAX_TOOL_ARGUMENT_CHARS,
+      maxPageBytes: 1024 * 1024,
       shutdownGraceMs: 5_000,
       ...options,
     };
     const { agent } = this.#options;
     agent.on('outbound:stream', (chunk) => {
       const turn = this.#sessions.get(chunk.sessionId)?.turn;
-      if (turn) this.#count(turn, (chunk.contentDelta?.length ?? 0) + (chunk.reasoningDelta?.length ?? 0));
+      if (turn) this.#count(turn, chunk);
       this.#broadcast(chunk.sessionId, { type: 'stream', ...chunk });
     });
+    agent.on('turn:status', (status) =>
+      this.#broadcast(status.sessionId, { type: 'turn_status', ...status }),
+    );
     agent.on('tool:execute', (event) => {
       const turn = this.#sessions.get(event.sessionId)?.turn;
       if (turn && event.phase === 'start') turn.tools++;
@@ -107,16 +122,19 @@ export class SessionHub {
   /**
    * Binds a peer to the session it asks for, or to a new one when that is unknown, and
    * sends it `ready` (and `stream_resume` while a turn runs). Returns the session id.
+   * Writes nothing: a new session is stored with its first message, so `hello` costs an
+   * abuser no row. Throws when the store cannot be read; the peer is then not bound.
    */
   hello(peer: Peer, requestedId: string | undefined): string {
     const { store, now } = this.#options;
     const known =
       requestedId !== undefined && (this.#sessions.has(requestedId) || store.hasSession(requestedId));
     const sessionId = known ? requestedId : newSessionId();
-    if (!known) store.createSession(sessionId, now());
+    const page = known
+      ? this.#bounded(store.page(sessionId, { limit: this.#options.historyPageSize }))
+      : { messages: [], hasMore: false };
     const session = this.#session(sessionId);
     session.peers.add(peer);
-    const page = store.page(sessionId, { limit: this.#options.historyPageSize });
     const serverTime = now();
     this.#deliver(peer, {
       type: 'ready',
@@ -161,7 +179,13 @@ export class SessionHub {
     try {
       store.beginTurn(sessionId, userMessage, startedAt);
     } catch (error) {
-      this.#deliverError(peer, ErrorCode.Internal, this.#internal(error, 'storing the message failed'));
+      const errorId = this.#logError(error, 'storing the message failed');
+      this.#deliver(peer, {
+        type: 'error',
+        code: ErrorCode.Storage,
+        message: 'your message could not be saved: send it again in a moment',
+        errorId,
+      });
       return;
     }
     this.#broadcast(sessionId, {
@@ -174,6 +198,7 @@ export class SessionHub {
       controller: new AbortController(),
       startedAt,
       chars: 0,
+      argumentChars: new Map(),
       tools: 0,
       finished: Promise.resolve(),
     };
@@ -188,7 +213,7 @@ export class SessionHub {
 
   /** Older history for one peer. */
   history(peer: Peer, sessionId: string, before: string, limit: number): void {
-    const page = this.#options.store.page(sessionId, { limit, before });
+    const page = this.#bounded(this.#options.store.page(sessionId, { limit, before }));
     this.#deliver(peer, { type: 'history', sessionId, messages: page.messages, hasMore: page.hasMore });
   }
 
@@ -202,7 +227,7 @@ export class SessionHub {
     for (const turn of running) {
       turn.stopReason = {
         code: ErrorCode.ShuttingDown,
-        message: 'the server is restarting; this turn was stopped',
+        message: 'the server restarted and stopped this answer',
       };
       turn.controller.abort();
     }
@@ -224,28 +249,20 @@ export class SessionHub {
         workspace: workspaces.for(sessionId),
       }));
     } catch (thrown) {
-      // runTurn reports its failures in its result; reaching here is a bug.
-      error = { code: ErrorCode.Internal, message: this.#internal(thrown, 'the turn failed') };
-      message = {
-        id: `msg_${randomUUID()}`,
-        role: 'assistant',
-        parts: [],
-        createdAt: turn.startedAt,
-        status: 'error',
+      // runTurn reports its failures in its result; reaching here is a bug (or the store).
+      error = {
+        code: ErrorCode.Internal,
+        message: 'internal error',
+        errorId: this.#logError(thrown, 'the turn failed'),
       };
+      message = { id: `msg_${randomUUID()}`, role: 'assistant', parts: [], createdAt: turn.startedAt };
     }
-    if (turn.stopReason) {
-      error = turn.stopReason;
-      if (turn.stopReason.code !== ErrorCode.ShuttingDown) message = { ...message, status: 'error' };
-    }
-    try {
-      store.endTurn(sessionId, message);
-    } catch (thrown) {
-      error = { code: ErrorCode.Internal, message: this.#internal(thrown, 'storing the answer failed') };
-    }
-    if (error)
-      this.#broadcast(sessionId, { type: 'error', code: error.code, message: error.message, sessionId });
-    this.#broadcast(sessionId, { type: 'message', sessionId, message });
+    // The server stopped it (a cap, shutdown): not the visitor's Stop, and the message says so.
+    if (turn.stopReason) error = turn.stopReason;
+    if (error) message = { ...message, status: 'error', error };
+    ({ message, error } = this.#store(sessionId, message, error));
+    if (error) this.#broadcast(sessionId, { type: 'error', sessionId, ...error });
+    this.#broadcast(sessionId, { type: 'message', sessionId, message: withoutArguments(message) });
     session.turn = undefined;
     logger.info(
       {
@@ -263,16 +280,87 @@ export class SessionHub {
     this.#forgetIfIdle(session);
   }
 
-  #count(turn: RunningTurn, chars: number): void {
-    turn.firstChunkAt ??= this.#options.now();
-    turn.chars += chars;
-    if (turn.chars > this.#options.maxTurnChars && !turn.stopReason) {
-      turn.stopReason = {
-        code: ErrorCode.Upstream,
-        message: `the answer passed ${this.#options.maxTurnChars} characters and was stopped`,
+  /**
+   * Stores the turn's answer. When that fails (a full disk), the visitor is told the
+   * truth, and the history still answers the question: a small failed message under the
+   * same id takes the answer's place. When even that fails, the turn stays marked as
+   * running in the store, and the next turn or start marks it failed.
+   */
+  #store(
+    sessionId: string,
+    message: ChatMessage,
+    error: TurnError | undefined,
+  ): { message: ChatMessage; error: TurnError | undefined } {
+    const { store } = this.#options;
+    try {
+      store.endTurn(sessionId, message);
+      return { message, error };
+    } catch (thrown) {
+      const unsaved: TurnError = {
+        code: ErrorCode.Storage,
+        message: 'the answer could not be saved: it will be gone after a reload',
+        errorId: this.#logError(thrown, 'storing the answer failed'),
       };
-      turn.controller.abort();
+      const failed: ChatMessage = { ...message, status: 'error', error: unsaved };
+      try {
+        const { usage: _usage, ...stub } = failed;
+        store.endTurn(sessionId, { ...stub, parts: [] });
+      } catch (again) {
+        this.#options.logger.error(
+          { err: again, errorId: unsaved.errorId, sessionId },
+          'storing the failed answer failed too: the turn stays marked running until the next turn or start',
+        );
+      }
+      // The visitor keeps what was shown (it may still be copied), marked as not saved.
+      return { message: failed, error: unsaved };
     }
+  }
+
+  /** Counts what the turn streamed against its caps; a turn over one is stopped at once. */
+  #count(turn: RunningTurn, chunk: StreamChunkMessage): void {
+    const { maxTurnChars, maxToolArgumentChars } = this.#options;
+    turn.firstChunkAt ??= this.#options.now();
+    turn.chars += (chunk.contentDelta?.length ?? 0) + (chunk.reasoningDelta?.length ?? 0);
+    const progress = chunk.toolCallProgress;
+    if (progress) {
+      const before = turn.argumentChars.get(progress.index) ?? 0;
+      turn.argumentChars.set(progress.index, progress.charsAccumulated);
+      turn.chars += Math.max(0, progress.charsAccumulated - before);
+      if (progress.charsAccumulated > maxToolArgumentChars) {
+        return this.#stop(turn, {
+          code: ErrorCode.TooLarge,
+          message: `a tool call passed ${maxToolArgumentChars} characters of arguments: it was stopped and not run`,
+        });
+      }
+    }
+    // Indexes start again at 0 in the next round.
+    if (chunk.done) turn.argumentChars.clear();
+    if (turn.chars > maxTurnChars) {
+      this.#stop(turn, {
+        code: ErrorCode.TooLarge,
+        message: `the answer passed ${maxTurnChars} characters and was stopped`,
+      });
+    }
+  }
+
+  /** Ends the turn as cut off: its model request is aborted, so no half-written call runs. */
+  #stop(turn: RunningTurn, reason: TurnError): void {
+    if (turn.stopReason) return;
+    turn.stopReason = reason;
+    turn.controller.abort();
+  }
+
+  /** The newest messages of a page that fit in `maxPageBytes` (always at least one). */
+  #bounded(page: HistoryPage): HistoryPage {
+    let bytes = 0;
+    let start = page.messages.length;
+    while (start > 0) {
+      bytes += Buffer.byteLength(JSON.stringify(page.messages[start - 1]));
+      if (bytes > this.#options.maxPageBytes && start < page.messages.length) break;
+      start--;
+    }
+    if (start === 0) return page;
+    return { messages: page.messages.slice(start), hasMore: true };
   }
 
   /** Every peer of the session gets the frame, and the session's buffer takes it in. */
@@ -307,9 +395,30 @@ export class SessionHub {
     if (!session.peers.size && !session.turn) this.#sessions.delete(session.id);
   }
 
-  #internal(error: unknown, what: string): string {
-    const id = randomUUID().slice(0, 8);
-    this.#options.logger.error({ err: error, errorId: id }, what);
-    return `${what} (internal error ${id})`;
+  /** Logs the detail a visitor must not see, under a new id the visitor is given. */
+  #logError(error: unknown, what: string): string {
+    const errorId = randomUUID().slice(0, 8);
+    this.#options.logger.error({ err: error, errorId }, what);
+    return errorId;
   }
+}
+
+export const DEFAULT_MAX_TURN_CHARS = 1_000_000;
+export const DEFAULT_MAX_TOOL_ARGUMENT_CHARS = 256_000;
+
+/**
+ * The `message` frame's copy of a final message: its tool calls without their
+ * arguments, which every client of the session already has (from `tool_execute` start
+ * or `stream_resume`); the reducer puts them back. Large arguments cross the wire once.
+ */
+function withoutArguments(message: ChatMessage): ChatMessage {
+  if (!message.parts.some((p) => p.type === 'tool_call' && p.arguments !== undefined)) return message;
+  return {
+    ...message,
+    parts: message.parts.map((part) => {
+      if (part.type !== 'tool_call') return part;
+      const { arguments: _arguments, ...rest } = part;
+      return rest;
+    }),
+  };
 }

@@ -30,6 +30,8 @@ export interface ConnectionOptions {
   helloTimeoutMs: number;
   /** `send` frames allowed per window before `rate_limited`. */
   sendRate: { max: number; windowMs: number };
+  /** `hello` frames allowed per window; more get `rate_limited` (each one costs a store read). */
+  helloRate: { max: number; windowMs: number };
   /** Frames of any kind allowed per window before the socket is closed with 1008. */
   frameRate: { max: number; windowMs: number };
   outbox: OutboxLimits;
@@ -38,12 +40,14 @@ export interface ConnectionOptions {
 export const defaultConnectionOptions: ConnectionOptions = {
   helloTimeoutMs: 10_000,
   sendRate: { max: 10, windowMs: 60_000 },
+  helloRate: { max: 10, windowMs: 60_000 },
   frameRate: { max: 120, windowMs: 10_000 },
   outbox: defaultOutboxLimits,
 };
 
 export interface ConnectionLogger {
   info(object: object, message: string): void;
+  error(object: object, message: string): void;
 }
 
 /** Close reasons are limited to 123 bytes by the WebSocket protocol. */
@@ -59,6 +63,7 @@ export class ClientConnection implements Peer {
   readonly id = randomUUID();
   readonly #outbox: Outbox;
   readonly #sends: RateWindow;
+  readonly #hellos: RateWindow;
   readonly #frames: RateWindow;
   readonly #openedAt = Date.now();
   #sessionId: string | undefined;
@@ -83,6 +88,7 @@ export class ClientConnection implements Peer {
       options.outbox,
     );
     this.#sends = new RateWindow(options.sendRate.max, options.sendRate.windowMs);
+    this.#hellos = new RateWindow(options.helloRate.max, options.helloRate.windowMs);
     this.#frames = new RateWindow(options.frameRate.max, options.frameRate.windowMs);
     this.#helloTimer = setTimeout(
       () => this.close(CloseCode.HelloTimeout, 'no hello in time'),
@@ -117,7 +123,7 @@ export class ClientConnection implements Peer {
       this.#handle(decoded.frame);
     } catch (error) {
       const id = randomUUID().slice(0, 8);
-      this.log.info({ err: error, errorId: id, connection: this.id }, 'frame handling failed');
+      this.log.error({ err: error, errorId: id, connection: this.id }, 'frame handling failed');
       this.#error(ErrorCode.Internal, `internal error (id ${id})`);
     }
   }
@@ -159,9 +165,29 @@ export class ClientConnection implements Peer {
         if (this.options.token !== undefined && !this.#tokenMatches(frame.token)) {
           return this.close(CloseCode.Unauthorized, 'wrong or missing token');
         }
+        const allowed = this.#hellos.take();
+        if (!allowed.ok) {
+          // Bound where it was: only a connection's first hello can get here unbound,
+          // and the first always fits.
+          const seconds = Math.ceil(allowed.retryInMs / 1000);
+          return this.#error(ErrorCode.RateLimited, `too many hello frames: try again in ${seconds} s`);
+        }
         clearTimeout(this.#helloTimer);
         if (this.#sessionId !== undefined) this.hub.leave(this, this.#sessionId);
-        this.#sessionId = this.hub.hello(this, frame.sessionId);
+        this.#sessionId = undefined;
+        try {
+          this.#sessionId = this.hub.hello(this, frame.sessionId);
+        } catch (error) {
+          // The store cannot be read (a broken disk): say so, and close with a code that
+          // tells the client to come back, rather than leave it open and unbound.
+          const errorId = randomUUID().slice(0, 8);
+          this.log.error(
+            { err: error, errorId, connection: this.id },
+            'hello failed: the store cannot be read',
+          );
+          this.#error(ErrorCode.Storage, 'the server cannot open conversations right now', errorId);
+          this.close(CloseCode.TryAgainLater, 'the server cannot serve this now: reconnect in a moment');
+        }
         return;
       }
       case 'send': {
@@ -184,7 +210,8 @@ export class ClientConnection implements Peer {
     return token !== undefined && timingSafeEqual(digest(token), digest(this.options.token!));
   }
 
-  #error(code: string, message: string): void {
-    this.deliver({ type: 'error', code, message }, JSON.stringify({ type: 'error', code, message }));
+  #error(code: string, message: string, errorId?: string): void {
+    const frame: ServerFrame = { type: 'error', code, message, ...(errorId ? { errorId } : {}) };
+    this.deliver(frame, JSON.stringify(frame));
   }
 }
