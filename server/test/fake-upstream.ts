@@ -35,6 +35,8 @@ export interface RecordedRequest {
 export interface FakeUpstream {
   url: string;
   requests: RecordedRequest[];
+  /** When each request arrived (Date.now()). */
+  requestTimes: number[];
   /** Every piece written, with the time it was written. */
   writes: Array<{ at: number; text: string }>;
   /** Resolves when a request's connection closed before its reply ended (an abort reached the server). */
@@ -70,12 +72,14 @@ export async function startFakeUpstream(
   replies: Reply[] | ((request: RecordedRequest) => Reply),
 ): Promise<FakeUpstream> {
   const requests: RecordedRequest[] = [];
+  const requestTimes: number[] = [];
   const writes: Array<{ at: number; text: string }> = [];
   let signalClosedEarly: () => void = () => {};
   const closedEarly = new Promise<void>((resolve) => (signalClosedEarly = resolve));
   const queue = Array.isArray(replies) ? [...replies] : undefined;
 
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    requestTimes.push(Date.now());
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
@@ -132,6 +136,7 @@ export async function startFakeUpstream(
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    requestTimes,
     writes,
     closedEarly,
     close: () =>

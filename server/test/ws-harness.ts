@@ -6,6 +6,7 @@ import { emptyView, reduce, type ChatView, type ServerFrame } from '@aalis/proto
 import Fastify, { type FastifyInstance } from 'fastify';
 import WebSocket from 'ws';
 import type { HistoryStore } from '../src/history/store.js';
+import type { OpenAIProviderOptions } from '../src/providers/openai.js';
 import type { ChatProvider } from '../src/providers/types.js';
 import { aalisChat, type AalisChatOptions } from '../src/transport/plugin.js';
 import { startFakeUpstream, type FakeUpstream, type Reply } from './fake-upstream.js';
@@ -24,12 +25,16 @@ export async function startServer(
     replies?: Reply[];
     provider?: ChatProvider;
     store?: HistoryStore;
+    /** Receives the server's log, one JSON line per entry (no log when absent). */
+    log?: { write(line: string): void };
+    /** Timeouts and retries of the OpenAI provider made on the fake upstream. */
+    providerOptions?: Partial<OpenAIProviderOptions>;
   } = {},
 ): Promise<Harness> {
-  const { replies, ...rest } = options;
+  const { replies, log, providerOptions, ...rest } = options;
   const upstream = replies ? await startFakeUpstream(replies) : undefined;
-  const provider = options.provider ?? openAIOn(upstream?.url ?? 'http://127.0.0.1:9');
-  const app = Fastify({ logger: false });
+  const provider = options.provider ?? openAIOn(upstream?.url ?? 'http://127.0.0.1:9', providerOptions);
+  const app = Fastify({ logger: log ? { level: 'info', stream: log } : false });
   await app.register(aalisChat, { model: 'test-model', ...rest, provider });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address() as { port: number };

@@ -1,0 +1,154 @@
+/**
+ * Faults of the disk under the history: an answer, a question or a hello that cannot be
+ * stored. SQLite runs on a real 2 MB tmpfs that the test fills. What must hold: the
+ * visitor is told the truth (never `complete` for an answer that is not kept), the
+ * history never holds a question without an answer, and a turn whose answer could not be
+ * stored is marked failed, by the next turn or the next start, never overwritten.
+ */
+import { afterAll, afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { SqliteHistoryStore } from '../../src/history/sqlite-store.js';
+import { textAnswer } from '../fake-upstream.js';
+import { startServer, type Harness, type TestClient } from '../ws-harness.js';
+import { mountSmallDisk, type SmallDisk } from './full-disk.js';
+
+let server: Harness | undefined;
+let disk: SmallDisk | undefined;
+const mounted = mountSmallDisk(2 * 1024 * 1024);
+if (typeof mounted === 'string') console.warn(`storage faults: ${mounted}`);
+
+beforeEach(() => {
+  if (typeof mounted === 'string') throw new Error(`storage faults need a tmpfs: ${mounted}`);
+  disk = mounted;
+  disk.free();
+});
+afterEach(async () => {
+  await server?.close();
+  server?.app.aalis.store.close();
+  server = undefined;
+});
+// The mount outlives each test's store; taken down once at the end.
+afterAll(() => {
+  if (typeof mounted !== 'string') mounted.unmount();
+});
+
+const bigAnswer = () => ({ body: textAnswer('x'.repeat(400_000)), pieces: 40, delayMs: 5 });
+const small = (text: string) => ({ body: textAnswer(text) });
+
+/** Roles and statuses of the stored history, the way a reload would show it. */
+const history = (harness: Harness, sessionId: string) =>
+  harness.app.aalis.store
+    .page(sessionId, { limit: 50 })
+    .messages.map((m) => [m.role, m.status ?? null, m.error?.code ?? null]);
+
+/** One turn; `onStored` runs once the question is stored, while the answer streams. */
+async function turn(client: TestClient, text: string, onStored?: () => void) {
+  const from = client.frames.length;
+  client.send({ type: 'send', text });
+  if (onStored) {
+    await client.next((f) => f.type === 'user_message', { from });
+    onStored();
+  }
+  const end = await client.turnEnd(from);
+  return { end, frames: client.frames.slice(from) };
+}
+
+/** A data directory of its own for each test: SQLite reuses its WAL file's space. */
+let dataDir = '';
+beforeEach(() => {
+  dataDir = `${disk!.dir}/data-${Math.random().toString(36).slice(2)}`;
+});
+
+async function freshServer(replies: Array<ReturnType<typeof small>>) {
+  server = await startServer({ replies, store: new SqliteHistoryStore(dataDir) });
+  const client = await server.connect();
+  const { sessionId } = await client.hello();
+  return { client, sessionId };
+}
+
+describe('an answer the disk has no room for', () => {
+  test('is reported as not saved (never complete), and the history keeps a failed answer in its place', async () => {
+    const { client, sessionId } = await freshServer([bigAnswer(), small('Short answer.')]);
+    // Room for small writes, not for the 400 KB answer.
+    const { end, frames } = await turn(client, 'tell me everything', () => disk!.fill(64 * 1024));
+    expect(end.message).toMatchObject({ status: 'error', error: { code: 'storage' } });
+    const error = frames.find((f) => f.type === 'error');
+    expect(error).toMatchObject({ code: 'storage', sessionId, errorId: expect.any(String) });
+    expect(frames.some((f) => f.type === 'message' && f.message.status === 'complete')).toBe(false);
+    // What was shown stays on screen, marked; the history has the answer's failed stand-in.
+    expect(client.view.messages.at(-1)).toMatchObject({ id: end.message.id, status: 'error' });
+    expect(history(server!, sessionId)).toEqual([
+      ['user', null, null],
+      ['assistant', 'error', 'storage'],
+    ]);
+
+    disk!.free();
+    const next = await turn(client, 'in short?');
+    expect(next.end.message.status).toBe('complete');
+    expect(history(server!, sessionId)).toEqual([
+      ['user', null, null],
+      ['assistant', 'error', 'storage'],
+      ['user', null, null],
+      ['assistant', 'complete', null],
+    ]);
+  });
+
+  test('with no room even for the failed stand-in, the next turn marks it failed instead of overwriting it', async () => {
+    const { client, sessionId } = await freshServer([bigAnswer(), small('Back again.')]);
+    const { end } = await turn(client, 'tell me everything', () => disk!.fill());
+    expect(end.message).toMatchObject({ status: 'error', error: { code: 'storage' } });
+    expect(history(server!, sessionId)).toEqual([['user', null, null]]);
+
+    disk!.free();
+    expect((await turn(client, 'still there?')).end.message.status).toBe('complete');
+    expect(history(server!, sessionId)).toEqual([
+      ['user', null, null],
+      ['assistant', 'error', 'interrupted'],
+      ['user', null, null],
+      ['assistant', 'complete', null],
+    ]);
+    // Nothing is left for a restart to find.
+    expect(server!.app.aalis.store.recoverInterruptedTurns()).toBe(0);
+  });
+
+  test('with no room even for the failed stand-in, a restart marks it failed', async () => {
+    const { client, sessionId } = await freshServer([bigAnswer()]);
+    await turn(client, 'tell me everything', () => disk!.fill());
+    disk!.free();
+    await server!.close();
+    server!.app.aalis.store.close();
+
+    server = await startServer({ store: new SqliteHistoryStore(dataDir) });
+    expect(history(server, sessionId)).toEqual([
+      ['user', null, null],
+      ['assistant', 'error', 'interrupted'],
+    ]);
+    const again = await server.connect();
+    const ready = await again.hello(sessionId);
+    expect(ready.messages.at(-1)).toMatchObject({ status: 'error', error: { code: 'interrupted' } });
+  });
+});
+
+describe('a question the disk has no room for', () => {
+  test('hello still answers (it writes nothing); send is refused with storage, and works once there is room', async () => {
+    server = await startServer({
+      replies: [small('Now it fits.')],
+      store: new SqliteHistoryStore(dataDir),
+    });
+    disk!.fill();
+    const client = await server.connect();
+    const ready = await client.hello();
+    expect(ready.resumed).toBe(false);
+    client.send({ type: 'send', text: 'hello?' });
+    const refused = await client.next((f) => f.type === 'error');
+    expect(refused).toMatchObject({ code: 'storage', errorId: expect.any(String) });
+    expect(client.of('user_message')).toEqual([]);
+    expect(server.app.aalis.store.hasSession(ready.sessionId)).toBe(false);
+
+    disk!.free();
+    expect((await turn(client, 'hello?')).end.message.status).toBe('complete');
+    expect(history(server, ready.sessionId)).toEqual([
+      ['user', null, null],
+      ['assistant', 'complete', null],
+    ]);
+  });
+});
