@@ -8,7 +8,7 @@
 import type { ServerFrame } from '@aalis/protocol';
 import { afterEach, describe, expect, test } from 'vitest';
 import { completionChunk, sse, textAnswer, type Reply } from '../fake-upstream.js';
-import { openAIOn } from '../provider-helpers.js';
+import type { openAIOn } from '../provider-helpers.js';
 import { startServer, type Harness } from '../ws-harness.js';
 
 let server: Harness | undefined;
