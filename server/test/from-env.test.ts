@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { ConfigError, chooseProviderName, providerFromEnv } from '../src/providers/from-env.js';
+import { startFakeUpstream } from './fake-upstream.js';
+import { drain } from './provider-helpers.js';
 
 describe('choosing the provider from the environment', () => {
   test.each([
@@ -24,7 +26,31 @@ describe('choosing the provider from the environment', () => {
     ],
     [{ AALIS_PROVIDER: 'openai' }, 'OPENAI_API_KEY is required when AALIS_PROVIDER is openai'],
     [{ OLLAMA_HOST: 'http://exa mple:1' }, 'OLLAMA_HOST must be a URL; it is "http://exa mple:1"'],
+    [
+      { AALIS_IDLE_TIMEOUT_MS: '2m' },
+      'AALIS_IDLE_TIMEOUT_MS must be a whole number of milliseconds above 0; it is "2m"',
+    ],
   ])('%o is refused in one clear line', (env, message) => {
     expect(() => providerFromEnv(env)).toThrow(new ConfigError(message));
+  });
+});
+
+describe('how long the server waits for the provider', () => {
+  test('AALIS_FIRST_BYTE_TIMEOUT_MS reaches the provider: a silent upstream times out after three short attempts', async () => {
+    const upstream = await startFakeUpstream([{ hang: true }, { hang: true }, { hang: true }]);
+    try {
+      const { provider } = providerFromEnv({
+        OPENAI_API_KEY: 'sk-test',
+        OPENAI_BASE_URL: `${upstream.url}/v1`,
+        AALIS_FIRST_BYTE_TIMEOUT_MS: '150',
+      });
+      const started = Date.now();
+      const { error } = await drain(provider);
+      expect(error).toMatchObject({ kind: 'timeout', message: 'openai did not start answering in 0.2 s' });
+      expect(upstream.requests).toHaveLength(3);
+      expect(Date.now() - started).toBeLessThan(3_000);
+    } finally {
+      await upstream.close();
+    }
   });
 });

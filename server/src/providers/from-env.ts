@@ -7,6 +7,12 @@ import { DemoProvider } from './demo/demo-provider.js';
 import { DEMO_MODEL } from './demo/model-server.js';
 import { OllamaProvider } from './ollama.js';
 import { OpenAIProvider } from './openai.js';
+import { DEFAULT_MAX_RETRY_AFTER_MS, defaultRetryPolicy, type RetryPolicy } from './retry.js';
+import {
+  DEFAULT_FIRST_BYTE_TIMEOUT_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  type UpstreamTimeouts,
+} from './round-stream.js';
 import type { ChatProvider } from './types.js';
 
 export const PROVIDER_NAMES = ['demo', 'openai', 'deepseek', 'ollama'] as const;
@@ -66,6 +72,7 @@ export function providerFromEnv(env: Env): ProviderChoice {
       throw new ConfigError(`${variable} must be a URL; it is "${value}"`);
     }
   };
+  const patience = upstreamPatience(env);
   const fixed = (provider: ChatProvider): ProviderChoice => ({
     provider,
     name,
@@ -76,22 +83,66 @@ export function providerFromEnv(env: Env): ProviderChoice {
     case 'openai': {
       const baseURL = url('OPENAI_BASE_URL');
       return fixed(
-        new OpenAIProvider({ apiKey: required('OPENAI_API_KEY'), ...(baseURL ? { baseURL } : {}) }),
+        new OpenAIProvider({
+          apiKey: required('OPENAI_API_KEY'),
+          ...(baseURL ? { baseURL } : {}),
+          ...patience,
+        }),
       );
     }
     case 'deepseek': {
       const baseURL = url('DEEPSEEK_BASE_URL');
       return fixed(
-        createDeepSeekProvider({ apiKey: required('DEEPSEEK_API_KEY'), ...(baseURL ? { baseURL } : {}) }),
+        createDeepSeekProvider({
+          apiKey: required('DEEPSEEK_API_KEY'),
+          ...(baseURL ? { baseURL } : {}),
+          ...patience,
+        }),
       );
     }
     case 'ollama': {
       const host = url('OLLAMA_HOST');
-      return fixed(new OllamaProvider(host ? { host } : {}));
+      return fixed(new OllamaProvider({ ...(host ? { host } : {}), ...patience }));
     }
     case 'demo': {
       const demo = new DemoProvider();
       return { provider: demo, name, model, close: () => demo.close() };
     }
   }
+}
+
+/** Variables of how long the server waits for a provider, with their defaults. */
+export const UPSTREAM_TIMEOUT_VARIABLES: Array<[name: string, fallbackMs: number, meaning: string]> = [
+  [
+    'AALIS_FIRST_BYTE_TIMEOUT_MS',
+    DEFAULT_FIRST_BYTE_TIMEOUT_MS,
+    'how long one model request may wait for its response to start; then it is retried (twice)',
+  ],
+  [
+    'AALIS_IDLE_TIMEOUT_MS',
+    DEFAULT_IDLE_TIMEOUT_MS,
+    'how long a started answer may stay silent (raise it for models that think silently for long)',
+  ],
+  [
+    'AALIS_RETRY_AFTER_MAX_MS',
+    DEFAULT_MAX_RETRY_AFTER_MS,
+    'longest Retry-After honoured; a provider asking for more fails the turn at once',
+  ],
+];
+
+/** How long to wait for the provider: the environment's choice, each in milliseconds. */
+function upstreamPatience(env: Env): UpstreamTimeouts & { retry: RetryPolicy } {
+  const [firstByte, idle, retryAfter] = UPSTREAM_TIMEOUT_VARIABLES.map(([name, fallback]) => {
+    const text = env[name]?.trim();
+    if (!text) return fallback;
+    const value = Number(text);
+    if (!/^\d+$/.test(text) || value < 1)
+      throw new ConfigError(`${name} must be a whole number of milliseconds above 0; it is "${text}"`);
+    return value;
+  }) as [number, number, number];
+  return {
+    firstByteTimeoutMs: firstByte,
+    idleTimeoutMs: idle,
+    retry: { ...defaultRetryPolicy, maxRetryAfterMs: retryAfter },
+  };
 }
