@@ -46,7 +46,10 @@ describe('how long the server waits for the provider', () => {
       });
       const started = Date.now();
       const { error } = await drain(provider);
-      expect(error).toMatchObject({ kind: 'timeout', message: 'openai did not start answering in 0.2 s' });
+      expect(error).toMatchObject({
+        kind: 'timeout',
+        message: expect.stringMatching(/^openai did not start answering in 0\.\d+ s$/),
+      });
       expect(upstream.requests).toHaveLength(3);
       expect(Date.now() - started).toBeLessThan(3_000);
     } finally {
