@@ -4,6 +4,7 @@ import { guard } from 'lit/directives/guard.js';
 import { live } from 'lit/directives/live.js';
 import { repeat } from 'lit/directives/repeat.js';
 import {
+  ErrorCode,
   Limits,
   clockOffset,
   emptyView,
@@ -12,9 +13,12 @@ import {
   toServerTime,
   type ChatMessage,
   type ChatView,
+  type MessageError,
   type ServerFrame,
+  type TurnView,
 } from '@aalis/protocol/client';
 import { renderCards, renderParts, type PartContext } from './components/parts.js';
+import { turnStatusText } from './components/turn-status.js';
 import { sendIcon, stopIcon } from './components/icons.js';
 import {
   Connection,
@@ -23,7 +27,7 @@ import {
   type SocketFactory,
 } from './controllers/connection.js';
 import { AalisConnectionChangeEvent, AalisErrorEvent, AalisMessageEvent, AalisSendEvent } from './events.js';
-import { defaultLocale, stringsFor, type Strings } from './i18n/strings.js';
+import { defaultLocale, errorText, stringsFor, type Strings } from './i18n/strings.js';
 import type { MarkdownCache, RenderOptions } from './markdown/render.js';
 import { chatStyles } from './styles/chat.styles.js';
 
@@ -39,7 +43,7 @@ const STICK_PX = 48;
  *
  * @event aalis-send - The user sent a message. `detail: { text }`.
  * @event aalis-message - A turn ended. `detail: { message }` (the stored assistant message).
- * @event aalis-error - An error from the server, or the connection refused for good. `detail: { code, message }`.
+ * @event aalis-error - An error from the server, or the connection refused for good. `detail: { code, message, errorId? }`.
  * @event aalis-connection-change - `detail: { state, retryInMs? }`; state is connecting, connected, reconnecting or offline.
  *
  * @csspart status - The connection line above the transcript.
@@ -49,6 +53,7 @@ const STICK_PX = 48;
  * @csspart reasoning - A collapsible reasoning block.
  * @csspart tool-call-block - A tool call that runs or ran: name, status, arguments, result.
  * @csspart pending-card - A tool call being written: `<icon> <name> 142 chars · 3.2s`.
+ * @csspart turn-status - Why nothing streams: "Waiting for the model… 12 s"; `data-state` `waiting` or `retrying`.
  * @csspart code-block - A fenced code block with its copy button.
  * @csspart composer - The input area.
  * @csspart send-button - The send button.
@@ -98,7 +103,8 @@ export class AalisChat extends LitElement {
   @state() connectionState: ConnectionState = 'offline';
   @state() private offset = 0;
   @state() private hasMore = false;
-  @state() private errors: Array<{ code: string; message: string }> = [];
+  /** Errors of the session's turn, kept as sent: their words follow the locale. */
+  @state() private errors: MessageError[] = [];
   @state() private notice = '';
   @state() private refusal = '';
   @state() private draft = '';
@@ -182,7 +188,10 @@ export class AalisChat extends LitElement {
     // A new server or transport after the first render: connect again (the first
     // connection is opened by connectedCallback).
     if (changed.get('server') !== undefined || changed.get('socketFactory') !== undefined) this.#open();
-    if (this.stuckToBottom && this.transcript) this.transcript.scrollTop = this.transcript.scrollHeight;
+    // In a microtask: the status line and the cards render their text after this, in
+    // microtasks queued when they connected, and the bottom is where they end.
+    if (this.stuckToBottom && this.transcript)
+      queueMicrotask(() => (this.transcript.scrollTop = this.transcript.scrollHeight));
   }
 
   #open(): void {
@@ -262,20 +271,40 @@ export class AalisChat extends LitElement {
       case 'stream':
         this.#trackReasoning();
         break;
+      case 'turn_status':
+      case 'stream_resume': {
+        // Said once when the status changes; the line itself ticks unannounced. A wait is
+        // said without its seconds (since = now): they would be stale by the time it is heard.
+        const status = this.view.turn && shownStatus(this.view.turn);
+        if (status && status !== before.turn?.status) {
+          const now = status.state === 'waiting' ? status.since : toServerTime(Date.now(), this.offset);
+          this.announcement = turnStatusText(status, this.strings, now);
+        }
+        break;
+      }
       case 'tool_execute':
         if (frame.phase === 'start') this.announcement = this.strings.announceTool(frame.name);
         break;
-      case 'message':
+      case 'message': {
+        const { error } = frame.message;
         if (this.#runningReasoningMs !== undefined)
           this.#reasoningMs.set(frame.message.id, this.#runningReasoningMs);
         this.#caches = new Map();
-        this.announcement = this.strings.announceReply(plainText(frame.message).slice(0, 200));
+        const reply = plainText(frame.message).slice(0, 200);
+        const why = error && errorText(this.strings, error);
+        this.announcement = [reply && this.strings.announceReply(reply), why].filter(Boolean).join(' ');
+        // The bubble now says why the turn failed: the alert for it would say it twice.
+        if (error) this.errors = this.errors.filter((e) => e.code !== error.code);
         if (before.turn) this.dispatchEvent(new AalisMessageEvent(frame.message));
         break;
+      }
       case 'error':
-        if (frame.sessionId) this.errors = [...this.errors, { code: frame.code, message: frame.message }];
-        else this.notice = frame.message;
-        this.dispatchEvent(new AalisErrorEvent(frame.code, frame.message));
+        if (frame.sessionId) this.errors = [...this.errors, frame];
+        // Refused before it was accepted: no answer was stopped, the words for `shutting_down` would be wrong.
+        else
+          this.notice =
+            frame.code === ErrorCode.ShuttingDown ? this.strings.restarting : errorText(this.strings, frame);
+        this.dispatchEvent(new AalisErrorEvent(frame.code, frame.message, frame.errorId));
         break;
     }
   }
@@ -361,7 +390,7 @@ export class AalisChat extends LitElement {
           ${this.errors.map(
             (e) =>
               html`<div class="error" role="alert" data-code=${e.code}>
-                ${strings.errorTitle}: ${e.message}
+                ${strings.errorTitle}: ${errorText(strings, e)}
               </div>`,
           )}
         </div>
@@ -424,8 +453,10 @@ export class AalisChat extends LitElement {
 
   #renderAssistant(message: ChatMessage): TemplateResult {
     const strings = this.strings;
-    const note =
-      message.status === 'aborted'
+    // Why it did not complete, when the server said (also in history); else what its status tells.
+    const note = message.error
+      ? errorText(strings, message.error)
+      : message.status === 'aborted'
         ? strings.stopped
         : message.status === 'error'
           ? message.parts.length
@@ -448,6 +479,21 @@ export class AalisChat extends LitElement {
     if (!turn) return nothing;
     const context = this.#context(true, this.#runningReasoningMs);
     const cards = renderCards(progressList(turn), context);
+    // A timer: readable when a screen reader reaches it, but not read out on every tick
+    // inside the log (aria-live="off"); the polite region says it once when it changes.
+    const shown = shownStatus(turn);
+    const status = shown
+      ? html`<aalis-turn-status
+          class="turn-status"
+          part="turn-status"
+          role="timer"
+          aria-live="off"
+          data-state=${shown.state}
+          .status=${shown}
+          .offset=${this.offset}
+          .strings=${this.strings}
+        ></aalis-turn-status>`
+      : nothing;
     if (!turn.parts.length) {
       // Before the assistant's first words: the cards sit in the typing indicator's bubble.
       return html`<div
@@ -456,10 +502,11 @@ export class AalisChat extends LitElement {
         aria-label=${this.strings.typing}
       >
         ${turn.toolCallsProgress.size ? cards : html`<span class="typing" aria-hidden="true"><span></span><span></span><span></span></span>`}
+        ${status}
       </div>`;
     }
     return html`<div class="bubble assistant streaming" part="bubble bubble-assistant" aria-busy="true">
-      ${renderParts(turn.parts, context)} ${cards}
+      ${renderParts(turn.parts, context)} ${cards} ${status}
     </div>`;
   }
 
@@ -550,4 +597,15 @@ export class AalisChat extends LitElement {
 
 function plainText(message: ChatMessage): string {
   return message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+}
+
+/**
+ * The status the turn shows. A wait while tool calls are being written is not shown:
+ * each card says itself when the model stalls, and two clocks for one wait would
+ * disagree. A retry is always shown.
+ */
+function shownStatus(turn: TurnView): TurnView['status'] {
+  const { status } = turn;
+  if (status?.state === 'waiting' && turn.toolCallsProgress.size) return undefined;
+  return status;
 }

@@ -18,10 +18,16 @@ export class AalisMessageEvent extends CustomEvent<{ message: ChatMessage }> {
   }
 }
 
-/** An `error` frame, or a connection refused for good. */
-export class AalisErrorEvent extends CustomEvent<{ code: string; message: string }> {
-  constructor(code: string, message: string) {
-    super('aalis-error', { ...init, detail: { code, message } });
+/**
+ * An `error` frame, or a connection refused for good. `message` is the server's (English)
+ * words; `errorId`, when the server gave one, finds the detail in its log.
+ */
+export class AalisErrorEvent extends CustomEvent<{ code: string; message: string; errorId?: string }> {
+  constructor(code: string, message: string, errorId?: string) {
+    super('aalis-error', {
+      ...init,
+      detail: errorId === undefined ? { code, message } : { code, message, errorId },
+    });
   }
 }
 

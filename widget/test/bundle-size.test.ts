@@ -1,12 +1,13 @@
 /**
- * The script-tag build stays within its budget: 35 KB gzipped (deep-chat's single file
+ * The script-tag build stays within its budget: 36 KB gzipped (deep-chat's single file
  * is 110 KB). Measured on the real build, which `npm test` makes first.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { expect, test } from 'vitest';
 
-const BUDGET = 35 * 1024;
+// 35 KB until the turn status line and the localized words for every error code (issue 11).
+const BUDGET = 36 * 1024;
 const file = new URL('../dist/aalis-chat.js', import.meta.url);
 
 test(`dist/aalis-chat.js is at most ${BUDGET} bytes gzipped`, () => {

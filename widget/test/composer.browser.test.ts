@@ -71,10 +71,10 @@ describe('the composer', () => {
     expect(textarea(shadow).value).to.equal('keep me');
   });
 
-  it('a busy or rate-limited answer shows next to the composer', async () => {
+  it("a busy or rate-limited answer shows next to the composer, in the widget's words", async () => {
     const { shadow, frames } = await mount();
     await frames({ type: 'error', code: 'rate_limited', message: 'too many messages: try again in 12 s' });
-    expect(shadow.querySelector('.notice')!.textContent).to.equal('too many messages: try again in 12 s');
+    expect(shadow.querySelector('.notice')!.textContent).to.equal('Too many messages: wait a moment.');
   });
 });
 
@@ -102,6 +102,45 @@ describe('the connection', () => {
     await el.updateComplete;
     expect(states).to.deep.equal(['reconnecting', 'reconnecting', 'connected']);
     expect(shadow.querySelector('.status')!.hasAttribute('hidden')).to.equal(true);
+  });
+
+  it('1013 (try again later) is not final: after a pause it reconnects and resumes the session', async () => {
+    const { sockets, socket, el, shadow, frames } = await mount();
+    const states: string[] = [];
+    el.addEventListener('aalis-connection-change', (e) => states.push(e.detail.state));
+    // What a server whose storage failed does with a hello: says so, then closes with 1013.
+    await frames({ type: 'error', code: 'storage', message: 'storage failed' });
+    // The jitter at its least: any pause left is the one 1013 asks for.
+    const random = Math.random;
+    Math.random = () => 0;
+    try {
+      socket.close(1013, 'try again later');
+    } finally {
+      Math.random = random;
+    }
+    await el.updateComplete;
+    const status = shadow.querySelector('.status')!;
+    expect(status.getAttribute('data-state')).to.equal('reconnecting');
+    expect(status.textContent).to.match(/Reconnecting in \ds/);
+    expect(status.textContent).not.to.contain('try again later');
+    expect(shadow.querySelector('.notice')!.textContent).to.equal('The server could not save this message.');
+    // A pause, not an instant retry: the backoff's base delay (500 ms) at least.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(sockets).to.have.length(1);
+    await until(() => sockets.length === 2, 2_000);
+    await until(() => sockets[1]!.sent.length === 1);
+    expect(sockets[1]!.sent[0]).to.deep.equal({ type: 'hello', protocol: 1, sessionId: SESSION });
+    sockets[1]!.receive({
+      type: 'ready',
+      sessionId: SESSION,
+      serverTime: Date.now(),
+      messages: [],
+      resumed: true,
+    });
+    await el.updateComplete;
+    expect(states).to.deep.equal(['reconnecting', 'reconnecting', 'connected']);
+    expect(status.hasAttribute('hidden')).to.equal(true);
+    expect(shadow.querySelector('.notice')!.textContent).to.equal('');
   });
 
   it('a wrong token is final: offline with the reason, no retry', async () => {

@@ -119,3 +119,44 @@ export async function cards(root: ShadowRoot): Promise<string[]> {
   );
   return elements.map((e) => e.shadowRoot!.textContent!.replace(/\s+/g, ' ').trim());
 }
+
+/** The turn status line as a user reads it, or null when there is none. */
+export async function statusLine(root: ShadowRoot): Promise<string | null> {
+  const line = root.querySelector('aalis-turn-status');
+  if (!line) return null;
+  await line.updateComplete;
+  return line.shadowRoot!.textContent!.replace(/\s+/g, ' ').trim();
+}
+
+/** What the polite live region says right now. */
+export const announced = (root: ShadowRoot): string =>
+  root.querySelector('[aria-live="polite"]')!.textContent!.trim();
+
+/**
+ * `Date.now` under the test's control (the widget counts with it); `restore` in a
+ * `finally`. Ticking elements pick a change up within their 100 ms tick.
+ */
+export function fakeClock(start = Date.now()): {
+  advance(ms: number): Promise<void>;
+  restore(): void;
+} {
+  const realNow = Date.now;
+  let now = start;
+  Date.now = () => now;
+  return {
+    async advance(ms) {
+      now += ms;
+      await new Promise((r) => setTimeout(r, 150));
+    },
+    restore: () => (Date.now = realNow),
+  };
+}
+
+export const waiting = () => ({ type: 'turn_status', sessionId: SESSION, state: 'waiting' });
+export const retrying = (attempt: number, retryInMs: number) => ({
+  type: 'turn_status',
+  sessionId: SESSION,
+  state: 'retrying',
+  attempt,
+  retryInMs,
+});

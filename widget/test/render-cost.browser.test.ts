@@ -1,7 +1,7 @@
 /** How often the widget renders: once per animation frame at most, and cards alone while they tick. */
 import { expect } from '@open-wc/testing';
 import type { AalisChat } from '../src/aalis-chat.js';
-import { SESSION, mount, progress, text, until, userMessage } from './harness.js';
+import { SESSION, mount, progress, text, until, userMessage, waiting } from './harness.js';
 
 function countRenders(el: AalisChat): { count: number } {
   const counter = { count: 0 };
@@ -53,6 +53,23 @@ describe('scrolling', () => {
     await el.updateComplete;
     expect(transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight).to.be.below(2);
     expect(shadow.querySelector('[part~="jump-button"]')).to.equal(null);
+  });
+});
+
+describe('following the output', () => {
+  it('stays at the bottom when the last thing added is a line that renders itself (status, card)', async () => {
+    const { frames, shadow } = await mount();
+    const transcript = shadow.querySelector<HTMLElement>('.transcript')!;
+    const gap = () => transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight;
+    await frames(userMessage(), text('line\n\n'.repeat(80)));
+    expect(gap()).to.be.below(2);
+    await frames(waiting());
+    await new Promise((r) => setTimeout(r, 50));
+    expect(shadow.querySelector('aalis-turn-status')!.shadowRoot!.textContent).to.contain('Waiting');
+    expect(gap(), 'the status line is in view').to.be.below(2);
+    await frames(progress(0, 'write_file', 5));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(gap(), 'the card is in view').to.be.below(2);
   });
 });
 

@@ -176,4 +176,73 @@ describe('pending tool-call cards', () => {
     await frames(progress(0, 'write_file', 410));
     await until(() => !shadow.querySelector('aalis-tool-progress')!.hasAttribute('stalled'));
   });
+
+  describe('tool-call blocks without arguments', () => {
+    const call = {
+      type: 'tool_call',
+      callId: 'c1',
+      index: 0,
+      name: 'get_time',
+      status: 'done',
+      result: { time: '12:00' },
+      startedAt: 1_000,
+      endedAt: 1_400,
+    };
+    const blockText = (root: ParentNode) =>
+      root.querySelector('[data-call-id="c1"]')!.textContent!.replace(/\s+/g, ' ');
+
+    it('from history (an older server sent them only with tool_execute start): no "undefined"', async () => {
+      const { shadow } = await mount({
+        messages: [
+          { id: 'a1', role: 'assistant', parts: [call, { type: 'text', text: 'It is noon.' }], createdAt: 1 },
+        ],
+      });
+      const block = shadow.querySelector('[data-id="a1"] .tool-call-block')!;
+      expect(blockText(block.parentNode!)).to.contain('get_time done · 0.4s');
+      expect(block.textContent).to.contain('"time": "12:00"');
+      expect(block.textContent).not.to.contain('undefined');
+      expect(block.textContent).not.to.contain('Arguments');
+      // Opened, it shows the result and nothing where the arguments would be.
+      (block as HTMLDetailsElement).open = true;
+      expect([...block.querySelectorAll('h6')].map((h) => h.textContent)).to.deep.equal(['Result']);
+    });
+
+    it('live, when a client joined after the start: only the end frame, without arguments', async () => {
+      const { frames, shadow } = await mount();
+      await frames(userMessage(), {
+        type: 'tool_execute',
+        sessionId: SESSION,
+        phase: 'end',
+        callId: 'c1',
+        index: 0,
+        name: 'get_time',
+        result: { time: '12:00' },
+        durationMs: 400,
+      });
+      const bubble = shadow.querySelector('.bubble.assistant.streaming')!;
+      expect(blockText(bubble)).to.contain('get_time done · 0.4s');
+      expect(bubble.textContent).not.to.contain('undefined');
+    });
+
+    it('a final message without arguments shows those its tool_execute start carried', async () => {
+      const { frames, shadow } = await mount();
+      await frames(userMessage(), {
+        type: 'tool_execute',
+        sessionId: SESSION,
+        phase: 'start',
+        callId: 'c1',
+        index: 0,
+        name: 'get_time',
+        arguments: { zone: 'Europe/Paris' },
+      });
+      await frames({
+        type: 'message',
+        sessionId: SESSION,
+        message: { id: 'a1', role: 'assistant', parts: [call], createdAt: 1, status: 'complete' },
+      });
+      const block = shadow.querySelector('[data-id="a1"] .tool-call-block')!;
+      expect(block.textContent).to.contain('"zone": "Europe/Paris"');
+      expect(block.textContent).not.to.contain('undefined');
+    });
+  });
 });

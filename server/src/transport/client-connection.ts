@@ -122,9 +122,9 @@ export class ClientConnection implements Peer {
     try {
       this.#handle(decoded.frame);
     } catch (error) {
-      const id = randomUUID().slice(0, 8);
-      this.log.error({ err: error, errorId: id, connection: this.id }, 'frame handling failed');
-      this.#error(ErrorCode.Internal, `internal error (id ${id})`);
+      const errorId = randomUUID().slice(0, 8);
+      this.log.error({ err: error, errorId, connection: this.id }, 'frame handling failed');
+      this.#error(ErrorCode.Internal, 'internal error', errorId);
     }
   }
 

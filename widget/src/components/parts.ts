@@ -76,8 +76,14 @@ function renderToolCall(part: ToolCallPart, { strings }: PartContext): TemplateR
       <span class="tool-name">${part.name}</span>
       <span class="tool-status">${status}${duration}</span>
     </summary>
-    <h6>${strings.toolArguments}</h6>
-    <pre>${pretty(part.arguments)}</pre>
+    ${
+      // Absent in history from a server that sent them only with `tool_execute` start,
+      // and for a client that joined after it: no section rather than "undefined".
+      part.arguments === undefined
+        ? nothing
+        : html`<h6>${strings.toolArguments}</h6>
+            <pre>${pretty(part.arguments)}</pre>`
+    }
     ${
       part.result === undefined
         ? nothing

@@ -1,17 +1,17 @@
-import { LitElement, css, html } from 'lit';
+import { css, html } from 'lit';
 import { property } from 'lit/decorators.js';
 import { elapsedSince, type ToolCallProgressEntry } from '@aalis/protocol/client';
 import type { Strings } from '../i18n/strings.js';
 import { seconds } from './format.js';
 import { toolIcon } from './icons.js';
+import { TickingElement } from './ticking.js';
 
 /** No fragment for this long: the card says it is waiting for the model. */
 export const STALL_MS = 5_000;
-export const TICK_MS = 100;
 
 /**
- * One pending tool-call card: `<icon> <name> 142 chars · 3.2s`. It owns the 100 ms
- * tick, so only the cards re-render while a model writes a tool call, never the whole
+ * One pending tool-call card: `<icon> <name> 142 chars · 3.2s`. It ticks on its own
+ * (100 ms), so only the cards re-render while a model writes a tool call, never the whole
  * transcript. When its index has had no fragment for 5 s it says so, so a user can tell
  * a slow model from a dead one.
  *
@@ -19,7 +19,7 @@ export const TICK_MS = 100;
  * @csspart name - The tool's name.
  * @csspart meta - The character count and elapsed time.
  */
-export class AalisToolProgress extends LitElement {
+export class AalisToolProgress extends TickingElement {
   static override styles = css`
     :host {
       display: flex;
@@ -59,18 +59,6 @@ export class AalisToolProgress extends LitElement {
   @property({ attribute: false }) offset = 0;
   @property({ attribute: false }) strings!: Strings;
   @property({ type: Boolean, reflect: true }) stalled = false;
-
-  #timer: ReturnType<typeof setInterval> | undefined;
-
-  override connectedCallback(): void {
-    super.connectedCallback();
-    this.#timer = setInterval(() => this.requestUpdate(), TICK_MS);
-  }
-
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    clearInterval(this.#timer);
-  }
 
   protected override willUpdate(): void {
     this.stalled = elapsedSince(this.entry.updatedAt, Date.now(), this.offset) >= STALL_MS;

@@ -43,7 +43,7 @@ export interface Backoff {
   maxMs: number;
 }
 
-/** Close codes after which trying again cannot help. */
+/** Close codes after which trying again cannot help (1013, TryAgainLater, is not one: it asks for a pause). */
 const FINAL = new Set<number>([CloseCode.Unauthorized, CloseCode.BadHello]);
 
 export class Connection {
@@ -144,7 +144,9 @@ export class Connection {
         this.callbacks.refused(event.code, event.reason);
         return;
       }
-      if (this.#wanted) this.#scheduleRetry();
+      // 1013: the server is up but cannot serve us now (its storage failed, too many
+      // hellos). Retrying is right, at once is not: the wait is at least the base delay.
+      if (this.#wanted) this.#scheduleRetry(event.code === CloseCode.TryAgainLater ? this.backoff.baseMs : 0);
       else this.#set('offline');
     };
     socket.onerror = () => {};
@@ -162,11 +164,11 @@ export class Connection {
     );
   }
 
-  #scheduleRetry(): void {
+  #scheduleRetry(minMs = 0): void {
     // Full jitter: anywhere between 0 and the exponential cap, so that a server restart
     // is not met by every client at the same instant.
     const cap = Math.min(this.backoff.maxMs, this.backoff.baseMs * 2 ** this.#attempt);
-    const delay = Math.round(Math.random() * cap);
+    const delay = Math.round(minMs + Math.random() * cap);
     this.#attempt++;
     this.retryAt = performance.now() + delay;
     this.#set('reconnecting', delay);

@@ -39,6 +39,18 @@ export interface Strings {
   announceReply: (text: string) => string;
   announceTool: (name: string) => string;
   errorTitle: string;
+  /** Follows an error's words when the server gave it an id, so a visitor can quote it. */
+  errorId: (id: string) => string;
+  /**
+   * The widget's own words for the server's error codes (PROTOCOL.md, section 2); a code
+   * missing here shows the server's message.
+   */
+  errors: Record<string, string>;
+  /** `shutting_down` for a message that was never accepted (no answer was stopped). */
+  restarting: string;
+  /** The turn status line; `seconds` 0 says no number. */
+  turnWaiting: (seconds: number) => string;
+  turnRetrying: (seconds: number, attempt?: number) => string;
   originRefused: string;
 }
 
@@ -79,6 +91,25 @@ const en: Strings = {
   announceReply: (t) => `Assistant replied: ${t}`,
   announceTool: (name) => `Running tool ${name}`,
   errorTitle: 'Error',
+  errorId: (id) => ` (error ID ${id})`,
+  errors: {
+    bad_frame: 'The server did not understand this request.',
+    unknown_type: 'The server did not understand this request.',
+    busy: 'Still answering: wait for it, or stop it.',
+    rate_limited: 'Too many messages: wait a moment.',
+    upstream: 'The model service failed: try again later.',
+    tool: 'A tool failed and ended this answer.',
+    too_large: 'This answer grew too long and was stopped.',
+    max_rounds: 'Too many tool steps: this answer was stopped.',
+    storage: 'The server could not save this message.',
+    interrupted: 'The server stopped before this answer was finished.',
+    shutting_down: 'The server restarted and stopped this answer.',
+    internal: 'Something went wrong on the server.',
+  },
+  restarting: 'The server is restarting: send again in a moment.',
+  turnWaiting: (s) => `Waiting for the model…${s ? ` ${s} s` : ''}`,
+  turnRetrying: (s, attempt) =>
+    `The model service is busy: trying again ${s ? `in ${s} s` : 'now'}${attempt ? ` (attempt ${attempt})` : ''}`,
   originRefused:
     "the chat server does not allow this page's address (ask its owner to add it to AALIS_ALLOWED_ORIGINS).",
 };
@@ -120,6 +151,25 @@ const zhCN: Strings = {
   announceReply: (t) => `助手回复：${t}`,
   announceTool: (name) => `正在运行工具 ${name}`,
   errorTitle: '错误',
+  errorId: (id) => `（错误 ID：${id}）`,
+  errors: {
+    bad_frame: '服务器无法理解这个请求。',
+    unknown_type: '服务器无法理解这个请求。',
+    busy: '回答仍在生成：请等待或停止。',
+    rate_limited: '消息太多：请稍等片刻。',
+    upstream: '模型服务出错：请稍后再试。',
+    tool: '工具出错，回答已结束。',
+    too_large: '回答过长，已被停止。',
+    max_rounds: '工具步骤过多，回答已被停止。',
+    storage: '服务器无法保存这条消息。',
+    interrupted: '服务器在回答完成前停止了。',
+    shutting_down: '服务器已重启，这条回答被中止。',
+    internal: '服务器出了点问题。',
+  },
+  restarting: '服务器正在重启：请稍后再发送。',
+  turnWaiting: (s) => `正在等待模型…${s ? ` ${s} 秒` : ''}`,
+  turnRetrying: (s, attempt) =>
+    `模型服务繁忙：${s ? `${s} 秒后` : '马上'}重试${attempt ? `（第 ${attempt} 次）` : ''}`,
   originRefused: '聊天服务器不允许此页面的地址（请其管理员将它加入 AALIS_ALLOWED_ORIGINS）。',
 };
 
@@ -130,7 +180,20 @@ const locales = new Map<string, Strings>([
 
 /** Adds a language, or overrides strings of one; missing strings fall back to English. */
 export function registerLocale(code: string, strings: Partial<Strings>): void {
-  locales.set(code, { ...en, ...locales.get(code), ...strings });
+  const before = locales.get(code);
+  // The error words merge too: a locale that words one code keeps English for the rest.
+  const errors = { ...en.errors, ...before?.errors, ...strings.errors };
+  locales.set(code, { ...en, ...before, ...strings, errors });
+}
+
+/** The words for an error: the locale's for a code it knows, else the server's; then its id. */
+export function errorText(
+  strings: Strings,
+  error: { code: string; message: string; errorId?: string },
+): string {
+  // Own keys only: a code such as `constructor` must not reach Object.prototype.
+  const words = Object.hasOwn(strings.errors, error.code) ? strings.errors[error.code] : error.message;
+  return words + (error.errorId ? strings.errorId(error.errorId) : '');
 }
 
 /** The strings for a BCP 47 tag: exact match, then the language alone (`zh-TW` -> `zh-CN` for `zh`), then English. */

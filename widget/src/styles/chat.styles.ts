@@ -164,6 +164,14 @@ export const chatStyles = css`
       opacity: 0.2;
     }
   }
+  .turn-status {
+    color: var(--_muted);
+    font-size: 0.9em;
+    font-variant-numeric: tabular-nums;
+  }
+  .turn-status[data-state='retrying'] {
+    color: var(--_warning);
+  }
   .tool-call-block {
     border: 1px solid var(--_card-border);
     background: var(--_card-bg);

@@ -1,0 +1,35 @@
+import { property } from 'lit/decorators.js';
+import { toServerTime, type TurnStatusEntry } from '@aalis/protocol/client';
+import type { Strings } from '../i18n/strings.js';
+import { TickingElement } from './ticking.js';
+
+/**
+ * What the status line says at `serverNow` (the server's clock): how long the model has
+ * been silent, or how long until the server asks it again. Whole seconds, never below 0.
+ */
+export function turnStatusText(status: TurnStatusEntry, strings: Strings, serverNow: number): string {
+  const elapsed = Math.max(0, serverNow - status.since);
+  return status.state === 'waiting'
+    ? strings.turnWaiting(Math.floor(elapsed / 1000))
+    : strings.turnRetrying(
+        Math.max(0, Math.ceil(((status.retryInMs ?? 0) - elapsed) / 1000)),
+        status.attempt,
+      );
+}
+
+/**
+ * Why nothing streams while a turn runs: "Waiting for the model… 12 s", or "The model
+ * service is busy: trying again in 5 s (attempt 2)". Counts on the server's clock (the
+ * status is stamped with it), so a reloaded page on a wrong clock shows the same
+ * seconds. Plain text in its shadow root: it inherits the colour and font of its host.
+ */
+export class AalisTurnStatus extends TickingElement {
+  @property({ attribute: false }) status!: TurnStatusEntry;
+  /** `localNow - serverTime`: the line counts on the server's clock. */
+  @property({ attribute: false }) offset = 0;
+  @property({ attribute: false }) strings!: Strings;
+
+  protected override render() {
+    return turnStatusText(this.status, this.strings, toServerTime(Date.now(), this.offset));
+  }
+}
