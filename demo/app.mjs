@@ -20,20 +20,49 @@ export async function startDemo(env = process.env) {
   const server = await createAalisServer(config, env);
   // Only the files that ship in public/ are served, by exact name.
   const files = new Set(await readdir(publicDir));
-  server.app.get('/', (_request, reply) => send(reply, 'index.html'));
+  server.app.get('/', (request, reply) => send(request, reply, 'index.html'));
   server.app.get('/:file', (request, reply) => {
     const { file } = request.params;
     if (!files.has(file)) return reply.code(404).type('text/plain').send('not found');
-    return send(reply, file);
+    return send(request, reply, file);
   });
   await server.app.listen({ port: config.port, host: config.host });
   const address = server.app.server.address();
-  const url = `http://${config.host}:${typeof address === 'object' && address ? address.port : config.port}`;
+  // A wildcard listen address is not a name a browser can use, nor one the server answers to.
+  const host = ['0.0.0.0', '::'].includes(config.host) ? '127.0.0.1' : config.host;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${typeof address === 'object' && address ? address.port : config.port}`;
   return { ...server, url, config };
 }
 
-async function send(reply, file) {
+/**
+ * The page's policy: its own scripts, styles and socket, nothing inline, nothing else.
+ * The page has no inline script or style attribute, and the widget's styles are
+ * constructed stylesheets (`adoptedStyleSheets`), which `style-src` does not govern, so
+ * no 'unsafe-inline' is needed; the end-to-end tests fail on any violation. The socket is
+ * named with its scheme because older Safari does not count ws: as 'self'; the Host has
+ * passed the server's host check, so it is one of the server's own names.
+ */
+export function demoPagePolicy(host) {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    `connect-src 'self' ws://${host} wss://${host}`,
+    "img-src 'self' data:",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+async function send(request, reply, file) {
   const body = await readFile(join(publicDir, file));
+  if (extname(file) === '.html') {
+    // Framing is refused twice: frame-ancestors for current browsers, X-Frame-Options for old ones.
+    void reply
+      .header('content-security-policy', demoPagePolicy(request.headers.host))
+      .header('x-frame-options', 'DENY');
+  }
   return reply
     .type(TYPES[extname(file)] ?? 'application/octet-stream')
     .header('cache-control', 'no-cache')

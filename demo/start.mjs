@@ -28,12 +28,19 @@ try {
   throw error;
 }
 const { name, model } = demo.provider;
+// Any other name gets 403 (DNS rebinding): to open the demo from another machine, set
+// HOST=0.0.0.0 and AALIS_PUBLIC_HOSTS to the name or address it is opened by.
+const { publicHosts } = demo.config;
+const hosts = publicHosts.includes('*')
+  ? 'any'
+  : ['localhost', '127.0.0.1', '[::1]', ...publicHosts].join(', ');
 console.log(`
   Aalis Chat demo: ${demo.url}
 
   model:   ${name === 'demo' ? 'the scripted demo model (set OPENAI_API_KEY, DEEPSEEK_API_KEY or OLLAMA_HOST for a real one)' : `${name}, ${model}`}
   history: ${env.AALIS_DATA_DIR}/aalis.sqlite
   widget:  ${demo.url}/aalis-chat.js
+  hosts:   ${hosts} (AALIS_PUBLIC_HOSTS adds names)
 
   Ctrl+C to stop.
 `);

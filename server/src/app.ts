@@ -9,7 +9,9 @@ import { MemoryHistoryStore } from './history/memory-store.js';
 import { SqliteHistoryStore } from './history/sqlite-store.js';
 import type { HistoryStore } from './history/store.js';
 import { providerFromEnv, type ProviderChoice } from './providers/from-env.js';
+import { createHostCheck, hostGuardHook } from './transport/host-guard.js';
 import { aalisChat, type AalisChatOptions } from './transport/plugin.js';
+import { setBaseSecurityHeaders } from './transport/security-headers.js';
 
 export interface AalisServer {
   app: FastifyInstance;
@@ -27,13 +29,24 @@ export async function createAalisServer(
   const provider = providerFromEnv(env);
   const store = config.dataDir ? new SqliteHistoryStore(config.dataDir) : new MemoryHistoryStore();
   const app = Fastify({ logger: { level: config.logLevel }, forceCloseConnections: false });
+  // The plugin guards its own routes; a whole server guards every route it has, the
+  // routes added after this (the demo page) and its 404s included.
+  const publicHosts = extra.publicHosts ?? config.publicHosts;
+  const refuseUnknownHost = hostGuardHook(createHostCheck(publicHosts));
+  app.addHook('onRequest', async (request, reply) => {
+    setBaseSecurityHeaders(reply);
+    await refuseUnknownHost(request, reply);
+  });
   await app.register(aalisChat, {
     provider: provider.provider,
     model: provider.model,
     store,
     allowedOrigins: config.allowedOrigins,
+    publicHosts,
     ...(config.token ? { token: config.token } : {}),
+    ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
     ...extra,
+    sessions: { maxToolArgumentChars: config.maxToolArgumentChars, ...extra.sessions },
   });
   app.addHook('onClose', async () => {
     await provider.close();

@@ -4,6 +4,7 @@
  */
 import { ConfigError, ENVIRONMENT, loadConfig } from './config.js';
 import { createAalisServer } from './app.js';
+import { describeHosts } from './transport/host-guard.js';
 
 const HELP = `aalis-server: the Aalis chat protocol server
 
@@ -12,7 +13,9 @@ Usage: aalis-server [--help]
 Configured by environment variables:
 ${ENVIRONMENT.map(([name, fallback, meaning]) => `  ${name.padEnd(22)} ${meaning}${fallback ? ` (default: ${fallback})` : ''}`).join('\n')}
 
-Serves GET /ws (the protocol), GET /healthz and GET /aalis-chat.js (the widget).`;
+Serves GET /ws (the protocol), GET /healthz, GET /healthz/details (loopback or
+AALIS_METRICS_TOKEN), GET /aalis-chat.js (the widget) and GET /origin-check, only to
+the host names in AALIS_PUBLIC_HOSTS and loopback names.`;
 
 export async function main(argv: string[], env: Record<string, string | undefined>): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -27,7 +30,8 @@ export async function main(argv: string[], env: Record<string, string | undefine
     const { name, model } = server.provider;
     const where = config.dataDir ? `history in ${config.dataDir}` : 'history in memory';
     console.log(
-      `aalis-server: listening on http://${config.host}:${config.port} (provider ${name}, model ${model}, ${where})`,
+      `aalis-server: listening on http://${config.host}:${config.port} (provider ${name}, model ${model}, ${where}); ` +
+        `answers to ${describeHosts(config.publicHosts)}`,
     );
   } catch (error) {
     if (error instanceof ConfigError) {

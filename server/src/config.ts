@@ -2,7 +2,15 @@
  * The server's configuration, from environment variables. Every mistake is one line
  * naming the variable; `aalis-server --help` prints this table.
  */
-import { ConfigError, DEFAULT_MODELS, PROVIDER_NAMES, chooseProviderName } from './providers/from-env.js';
+import {
+  ConfigError,
+  DEFAULT_MODELS,
+  PROVIDER_NAMES,
+  UPSTREAM_TIMEOUT_VARIABLES,
+  chooseProviderName,
+} from './providers/from-env.js';
+import { DEFAULT_MAX_TOOL_ARGUMENT_CHARS } from './sessions/session-hub.js';
+import { listenHostEntry, parseHost } from './transport/host-guard.js';
 
 export { ConfigError };
 
@@ -11,9 +19,17 @@ export interface ServerConfig {
   host: string;
   token: string | undefined;
   allowedOrigins: string[];
+  /**
+   * Host names served besides loopback ones: AALIS_PUBLIC_HOSTS, plus HOST when it is one
+   * specific non-loopback address. `*` serves any.
+   */
+  publicHosts: string[];
+  metricsToken: string | undefined;
   /** Empty: history in memory only. */
   dataDir: string | undefined;
   logLevel: string;
+  /** Arguments one tool call may have before it is cut off and never run. */
+  maxToolArgumentChars: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -37,7 +53,27 @@ export const ENVIRONMENT: Array<[name: string, fallback: string, meaning: string
   ['OLLAMA_HOST', '', 'Ollama address, e.g. http://127.0.0.1:11434 (selects ollama)'],
   ['AALIS_TOKEN', '', 'when set, clients must send it in hello'],
   ['AALIS_ALLOWED_ORIGINS', '', "comma-separated origins allowed besides the server's own; * for any"],
+  [
+    'AALIS_PUBLIC_HOSTS',
+    '',
+    'comma-separated names the server is reached by (chat.example.com); other Hosts get 403; * for any',
+  ],
+  [
+    'AALIS_METRICS_TOKEN',
+    '',
+    'bearer token for GET /healthz/details from other machines (loopback needs none)',
+  ],
   ['AALIS_DATA_DIR', '', 'directory for the SQLite history; empty keeps history in memory'],
+  ...UPSTREAM_TIMEOUT_VARIABLES.map(([name, fallback, meaning]): [string, string, string] => [
+    name,
+    String(fallback),
+    meaning,
+  ]),
+  [
+    'AALIS_MAX_TOOL_ARGUMENT_CHARS',
+    String(DEFAULT_MAX_TOOL_ARGUMENT_CHARS),
+    'longest arguments of one tool call; a longer call is cut off, never run, and the turn ends too_large',
+  ],
   ['LOG_LEVEL', 'info', 'fatal | error | warn | info | debug | trace | silent'],
 ];
 
@@ -52,13 +88,19 @@ export function loadConfig(env: Env): ServerConfig {
   const logLevel = env.LOG_LEVEL?.trim() || 'info';
   if (!LOG_LEVELS.includes(logLevel))
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; it is "${logLevel}"`);
+  const host = env.HOST?.trim() || '127.0.0.1';
+  const listenHost = listenHostEntry(host);
+  const publicHosts = parsePublicHosts(env.AALIS_PUBLIC_HOSTS ?? '');
   return {
     port,
-    host: env.HOST?.trim() || '127.0.0.1',
+    host,
     token: env.AALIS_TOKEN || undefined,
     allowedOrigins: parseOrigins(env.AALIS_ALLOWED_ORIGINS ?? ''),
+    publicHosts: listenHost && !publicHosts.includes(listenHost) ? [...publicHosts, listenHost] : publicHosts,
+    metricsToken: env.AALIS_METRICS_TOKEN || undefined,
     dataDir: env.AALIS_DATA_DIR?.trim() || undefined,
     logLevel,
+    maxToolArgumentChars: wholeNumber(env, 'AALIS_MAX_TOOL_ARGUMENT_CHARS', DEFAULT_MAX_TOOL_ARGUMENT_CHARS),
   };
 }
 
@@ -84,4 +126,28 @@ function parseOrigins(text: string): string[] {
       }
       return url.origin;
     });
+}
+
+function parsePublicHosts(text: string): string[] {
+  return text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      if (entry === '*') return entry;
+      const host = parseHost(entry);
+      if (!host)
+        throw new ConfigError(
+          `AALIS_PUBLIC_HOSTS: "${entry}" is not a host name like chat.example.com or chat.example.com:8443 (no scheme, no path)`,
+        );
+      return host.port === undefined ? host.hostname : `${host.hostname}:${host.port}`;
+    });
+}
+
+function wholeNumber(env: Env, name: string, fallback: number): number {
+  const text = env[name]?.trim();
+  if (!text) return fallback;
+  if (!/^\d+$/.test(text) || Number(text) < 1)
+    throw new ConfigError(`${name} must be a whole number above 0; it is "${text}"`);
+  return Number(text);
 }

@@ -21,7 +21,11 @@ export interface HttpAnswer {
 export function httpRequest(
   port: number,
   path: string,
-  { method = 'GET', headers = {}, address = '127.0.0.1' }: {
+  {
+    method = 'GET',
+    headers = {},
+    address = '127.0.0.1',
+  }: {
     method?: string;
     headers?: Record<string, string>;
     address?: string;
@@ -32,7 +36,11 @@ export function httpRequest(
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }),
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString(),
+        }),
       );
     });
     req.on('error', reject);

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import { createAalisServer, type AalisServer } from '../src/app.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import {
@@ -77,7 +77,10 @@ describe('Host: the server answers only to its own names (DNS rebinding)', () =>
       'other.example:8443',
     ];
     for (const host of served)
-      expect([host, (await httpRequest(port, '/healthz', { headers: { host } })).status]).toEqual([host, 200]);
+      expect([host, (await httpRequest(port, '/healthz', { headers: { host } })).status]).toEqual([
+        host,
+        200,
+      ]);
     const refused = [
       'other.example',
       'other.example:443',
@@ -91,7 +94,10 @@ describe('Host: the server answers only to its own names (DNS rebinding)', () =>
       'user@chat.example.com',
     ];
     for (const host of refused)
-      expect([host, (await httpRequest(port, '/healthz', { headers: { host } })).status]).toEqual([host, 403]);
+      expect([host, (await httpRequest(port, '/healthz', { headers: { host } })).status]).toEqual([
+        host,
+        403,
+      ]);
   });
 
   test('same-origin is the Origin matching a served Host; "*" serves any well-formed Host', async () => {
@@ -104,10 +110,12 @@ describe('Host: the server answers only to its own names (DNS rebinding)', () =>
     await server.close();
 
     server = await startLoggedServer({ publicHosts: ['*'] });
-    expect((await httpRequest(server.port, '/healthz', { headers: { host: 'anything.example' } })).status).toBe(
-      200,
+    expect(
+      (await httpRequest(server.port, '/healthz', { headers: { host: 'anything.example' } })).status,
+    ).toBe(200);
+    expect((await httpRequest(server.port, '/healthz', { headers: { host: 'not a host' } })).status).toBe(
+      403,
     );
-    expect((await httpRequest(server.port, '/healthz', { headers: { host: 'not a host' } })).status).toBe(403);
   });
 
   test('the whole server refuses unknown Hosts on every route, its 404s and routes added later included', async () => {
@@ -134,7 +142,10 @@ describe('Host: the server answers only to its own names (DNS rebinding)', () =>
     whole = await createAalisServer(config, {});
     await whole.app.listen({ port: 0, host: lan! });
     const { port } = whole.app.server.address() as { port: number };
-    const asListened = await httpRequest(port, '/healthz', { address: lan!, headers: { host: `${lan}:${port}` } });
+    const asListened = await httpRequest(port, '/healthz', {
+      address: lan!,
+      headers: { host: `${lan}:${port}` },
+    });
     expect(asListened.status).toBe(200);
     const rebound = await httpRequest(port, '/healthz', { address: lan!, headers: { host: 'evil.example' } });
     expect(rebound.status).toBe(403);
@@ -180,7 +191,13 @@ describe('AALIS_PUBLIC_HOSTS and AALIS_METRICS_TOKEN in the configuration', () =
   test('aalis-server says which hosts it answers to when it starts (the built command)', async () => {
     const bin = new URL('../bin/aalis-server.js', import.meta.url).pathname;
     const child = spawn(process.execPath, [bin], {
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', AALIS_PUBLIC_HOSTS: 'chat.example.com', LOG_LEVEL: 'silent' },
+      env: {
+        ...process.env,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        AALIS_PUBLIC_HOSTS: 'chat.example.com',
+        LOG_LEVEL: 'silent',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {
@@ -259,7 +276,9 @@ describe('/healthz', () => {
 
   test('public health says only ok', async () => {
     server = await startLoggedServer();
-    const answer = await httpRequest(server.port, '/healthz', { headers: { host: `127.0.0.1:${server.port}` } });
+    const answer = await httpRequest(server.port, '/healthz', {
+      headers: { host: `127.0.0.1:${server.port}` },
+    });
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toEqual({ ok: true });
   });
@@ -267,12 +286,18 @@ describe('/healthz', () => {
   test('details: on this machine, or with the metrics token; never to a relayed request without it', async () => {
     server = await startLoggedServer({ metricsToken: 'm3trics' });
     const get = (headers: Record<string, string>) =>
-      httpRequest(server!.port, '/healthz/details', { headers: { host: `127.0.0.1:${server!.port}`, ...headers } });
+      httpRequest(server!.port, '/healthz/details', {
+        headers: { host: `127.0.0.1:${server!.port}`, ...headers },
+      });
 
     const local = await get({});
     expect([local.status, JSON.parse(local.body)]).toEqual([200, details]);
     // A proxy on this machine connects from loopback for everyone: its requests are not local.
-    for (const relayed of [{ 'x-forwarded-for': '127.0.0.1' }, { forwarded: 'for=127.0.0.1' }]) {
+    const relayedHeaders: Array<Record<string, string>> = [
+      { 'x-forwarded-for': '127.0.0.1' },
+      { forwarded: 'for=127.0.0.1' },
+    ];
+    for (const relayed of relayedHeaders) {
       const answer = await get(relayed);
       expect(answer.status).toBe(401);
       expect(answer.headers['www-authenticate']).toMatch(/^Bearer/);
@@ -305,7 +330,8 @@ describe('/healthz', () => {
 describe('the log: a refusal is one line at info or warn, without a stack', () => {
   /** Waits until the log holds a notable line matching `match`. */
   async function logged(match: (line: { msg: string }) => boolean): Promise<void> {
-    for (let i = 0; i < 100 && !server!.notable().some(match); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && !server!.notable().some(match); i++)
+      await new Promise((r) => setTimeout(r, 20));
   }
 
   function expectOneQuietLine(): void {
@@ -364,6 +390,9 @@ describe('the log: a refusal is one line at info or warn, without a stack', () =
     expect((await upgrade(server.port, { host: 'evil.example' })).status).toBe(403);
     await logged(() => true);
     expectOneQuietLine();
-    expect(server.notable()[0]).toMatchObject({ msg: 'request refused: host not served', host: 'evil.example' });
+    expect(server.notable()[0]).toMatchObject({
+      msg: 'request refused: host not served',
+      host: 'evil.example',
+    });
   });
 });

@@ -43,11 +43,14 @@ describe('graceful shutdown', () => {
 });
 
 describe('HTTP routes', () => {
-  test('/healthz answers 200 with the provider', async () => {
+  test('/healthz answers 200 and says nothing more; the details answer loopback', async () => {
     server = await startServer();
-    const res = await fetch(server.url.replace('ws://', 'http://').replace('/ws', '/healthz'));
+    const base = server.url.replace('ws://', 'http://').replace('/ws', '');
+    const res = await fetch(`${base}/healthz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ ok: true, provider: 'openai', runningTurns: 0 });
+    expect(await res.json()).toEqual({ ok: true });
+    const details = await fetch(`${base}/healthz/details`);
+    expect(await details.json()).toEqual({ ok: true, provider: 'openai', runningTurns: 0 });
   });
 
   test('/origin-check tells a page whether its origin may open the socket, with CORS', async () => {

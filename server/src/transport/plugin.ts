@@ -1,7 +1,10 @@
 /**
  * The Aalis chat server as a Fastify plugin, for a host to register in its own app:
- * `GET /ws` (the protocol), `GET /healthz`, `GET /aalis-chat.js` (the widget), and
- * `GET /origin-check` (whether the calling page's origin may open the socket).
+ * `GET /ws` (the protocol), `GET /healthz` (public: `{ ok: true }`), `GET /healthz/details`
+ * (provider and running turns, behind the metrics guard), `GET /aalis-chat.js` (the
+ * widget), and `GET /origin-check` (whether the calling page's origin may open the
+ * socket). Each answers OPTIONS too. Every one of them refuses a `Host` the server does
+ * not answer to, and carries the security headers (host-guard.ts, security-headers.ts).
  *
  *   await app.register(aalisChat, { provider, model, store, allowedOrigins });
  */
@@ -18,7 +21,16 @@ import { SessionHub, type SessionHubOptions } from '../sessions/session-hub.js';
 import { builtinTools } from '../tools/builtin/index.js';
 import { ToolRegistry, type ToolDefinition } from '../tools/define-tool.js';
 import { ClientConnection, defaultConnectionOptions, type ConnectionOptions } from './client-connection.js';
+import { createHostCheck, hostGuardHook } from './host-guard.js';
+import { metricsGuardHook } from './metrics-guard.js';
 import { isOriginAllowed } from './origin.js';
+import {
+  READ_METHODS,
+  setBaseSecurityHeaders,
+  setPreflightHeaders,
+  setPublicResourceHeaders,
+} from './security-headers.js';
+import { refusalCloseCode } from './ws-refusals.js';
 import { WidgetFile, defaultWidgetFile } from './widget-file.js';
 
 export interface AalisChatOptions {
@@ -29,12 +41,22 @@ export interface AalisChatOptions {
   systemPrompt?: string;
   /** Model rounds per turn (default 8). */
   maxRounds?: number;
+  /** Silence of the model before visitors are told it is waited for (default 4 s). */
+  waitingNoticeMs?: number;
   /** Where history is kept; in memory by default (lost on restart). */
   store?: HistoryStore;
   /** Exact origins allowed to open the socket besides the server's own; `*` for any. */
   allowedOrigins?: string[];
   /** When set, clients must send it in `hello`. */
   token?: string;
+  /**
+   * Host names the server is published under (`chat.example.com`, or `name:port` for one
+   * port), besides loopback names, which are always served; `*` serves any Host (for a
+   * proxy in front that checks it). Any other Host gets 403 (DNS rebinding).
+   */
+  publicHosts?: string[];
+  /** Bearer token for `/healthz/details` from other machines; loopback needs none. */
+  metricsToken?: string;
   /** Largest frame a client may send, in bytes (default 64 KiB). */
   maxFrameBytes?: number;
   /** Ping interval; a socket that missed the last pong is terminated (default 30 s). */
@@ -54,6 +76,8 @@ declare module 'fastify' {
 interface TrackedSocket {
   connection: ClientConnection;
   alive: boolean;
+  /** The close code ws sent when it refused a frame; the socket itself reports 1006. */
+  refusedWith?: number;
 }
 
 const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: FastifyInstance, options) => {
@@ -68,6 +92,8 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
     tools: new ToolRegistry(options.tools ?? builtinTools()),
     ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
     ...(options.maxRounds ? { maxRounds: options.maxRounds } : {}),
+    ...(options.waitingNoticeMs ? { waitingNoticeMs: options.waitingNoticeMs } : {}),
+    logger: app.log,
   });
   const hub = new SessionHub({ agent, store, logger: app.log, ...options.sessions });
   app.decorate('aalis', { hub, agent, store });
@@ -82,6 +108,19 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
 
   await app.register(websocket, {
     options: { maxPayload: options.maxFrameBytes ?? 64 * 1024 },
+    // ws reports the frames it refuses (too large, not UTF-8, malformed) as socket errors,
+    // with a stack. Anyone can send those: they end in the connection's one closing line,
+    // with the code ws closed it with, and only a failure of our own handler is an error.
+    errorHandler: (error, socket, request) => {
+      socket.terminate();
+      const refusedWith = refusalCloseCode(error);
+      if (refusedWith === undefined) return request.log.error({ err: error }, 'websocket handler failed');
+      const tracked = sockets.get(socket);
+      if (tracked) tracked.refusedWith = refusedWith;
+      // A tracked connection says it in its closing line; the detail is for debugging.
+      const level = tracked ? 'debug' : 'info';
+      request.log[level]({ code: refusedWith, reason: error.message }, 'websocket frame refused');
+    },
     // Shutdown: tell running turns, let them store their answer, then close with 1001.
     preClose: async function closeGracefully() {
       await hub.shutdown();
@@ -103,6 +142,23 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
   heartbeat.unref();
   app.addHook('onClose', async () => clearInterval(heartbeat));
 
+  // Every route: the headers first, so that refusals carry them too, then the Host.
+  const guarded = [
+    async (_request: FastifyRequest, reply: FastifyReply) => setBaseSecurityHeaders(reply),
+    hostGuardHook(createHostCheck(options.publicHosts ?? [])),
+  ];
+  const answerOptions = (path: string, allow: string, preflight = false) =>
+    app.options(path, { onRequest: guarded }, async (_request, reply) => {
+      void reply.header('allow', allow);
+      if (preflight) {
+        setPublicResourceHeaders(reply);
+        setPreflightHeaders(reply);
+      }
+      return reply.code(204).send();
+    });
+
+  // Same-origin here means the Origin's host is the request's Host, which the host guard
+  // has already checked: it is one of the server's own names.
   const checkOrigin = async (request: FastifyRequest, reply: FastifyReply) => {
     if (!isOriginAllowed(request.headers.origin, request.headers.host, allowedOrigins)) {
       request.log.info({ origin: request.headers.origin }, 'websocket refused: origin not allowed');
@@ -110,7 +166,7 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
     }
   };
 
-  app.get('/ws', { websocket: true, onRequest: checkOrigin }, (socket, request) => {
+  app.get('/ws', { websocket: true, onRequest: [...guarded, checkOrigin] }, (socket, request) => {
     const log = request.log;
     const connection = new ClientConnection(socket, hub, connectionOptions, log);
     const tracked: TrackedSocket = { connection, alive: true };
@@ -120,26 +176,40 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
     socket.on('pong', () => (tracked.alive = true));
     socket.on('close', (code) => {
       sockets.delete(socket);
-      connection.closed(code);
+      connection.closed(tracked.refusedWith ?? code);
     });
-    socket.on('error', (error) => log.info({ err: error }, 'websocket error'));
+    // Socket errors are handled (and logged once) by the errorHandler registered above.
   });
+  answerOptions('/ws', 'GET, OPTIONS');
 
-  app.get('/healthz', async () => ({
-    ok: true,
-    provider: options.provider.name,
-    runningTurns: hub.runningTurns,
-  }));
+  // Public health says only that the server serves; what it runs and how busy it is
+  // would help an attacker, and is for the operator (metrics-guard.ts).
+  app.get('/healthz', { onRequest: guarded }, async (_request, reply) => {
+    void reply.header('cache-control', 'no-store');
+    return { ok: true };
+  });
+  answerOptions('/healthz', READ_METHODS);
+  app.get(
+    '/healthz/details',
+    { onRequest: [...guarded, metricsGuardHook(options.metricsToken)] },
+    async (_request, reply) => {
+      void reply.header('cache-control', 'no-store');
+      return { ok: true, provider: options.provider.name, runningTurns: hub.runningTurns };
+    },
+  );
+  answerOptions('/healthz/details', READ_METHODS);
 
   // A refused upgrade reaches a browser as a bare close, indistinguishable from a network
   // failure; this lets the widget tell its user why instead of retrying forever.
-  app.get('/origin-check', async (request, reply) => {
-    void reply.header('access-control-allow-origin', '*').header('cache-control', 'no-store');
+  app.get('/origin-check', { onRequest: guarded }, async (request, reply) => {
+    setPublicResourceHeaders(reply);
+    void reply.header('cache-control', 'no-store');
     return { allowed: isOriginAllowed(request.headers.origin, request.headers.host, allowedOrigins) };
   });
+  answerOptions('/origin-check', READ_METHODS, true);
 
   const widget = new WidgetFile(options.widgetFile ?? defaultWidgetFile());
-  app.get('/aalis-chat.js', async (request, reply) => {
+  app.get('/aalis-chat.js', { onRequest: guarded }, async (request, reply) => {
     const asset = await widget.load();
     if (!asset) {
       return reply
@@ -148,11 +218,12 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
         .send('The widget is not built: run `npm run build -w @aalis/widget` (npm start does it).');
     }
     // A module script from another origin is blocked without CORS.
-    void reply.header('access-control-allow-origin', '*').header('cache-control', 'public, max-age=300');
-    void reply.header('etag', asset.etag);
+    setPublicResourceHeaders(reply);
+    void reply.header('cache-control', 'public, max-age=300').header('etag', asset.etag);
     if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
     return reply.type('text/javascript; charset=utf-8').send(asset.body);
   });
+  answerOptions('/aalis-chat.js', READ_METHODS, true);
 };
 
 export const aalisChat = fp(aalisChatPlugin, { name: '@aalis/server', fastify: '5.x' });

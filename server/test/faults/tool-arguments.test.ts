@@ -6,8 +6,10 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { defineTool, type ToolDefinition } from '../../src/tools/define-tool.js';
-import { completionChunk, sse, textAnswer, usageChunk } from '../fake-upstream.js';
-import { startServer, type Harness, type TestClient } from '../ws-harness.js';
+import { createAalisServer } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { completionChunk, sse, startFakeUpstream, textAnswer, usageChunk } from '../fake-upstream.js';
+import { TestClient, startServer, type Harness } from '../ws-harness.js';
 
 let server: Harness | undefined;
 afterEach(async () => {
@@ -82,15 +84,37 @@ describe('a tool call over the cap', () => {
     expect((await reader.turnEnd(reader.frames.length)).message.status).toBe('complete');
   });
 
-  test('the cap is configurable', async () => {
-    server = await startServer({
-      replies: [{ body: hugeCallRound('y'.repeat(2_000)), byEvent: true }],
-      sessions: { maxToolArgumentChars: 1_000 },
-    });
-    const client = await server.connect();
-    await client.hello();
-    client.send({ type: 'send', text: 'go' });
-    expect((await client.turnEnd()).message.error).toMatchObject({ code: 'too_large' });
+  test("the cap is the site owner's: AALIS_MAX_TOOL_ARGUMENT_CHARS", async () => {
+    const upstream = await startFakeUpstream([{ body: hugeCallRound('y'.repeat(2_000)), byEvent: true }]);
+    const env = {
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: `${upstream.url}/v1`,
+      AALIS_MAX_TOOL_ARGUMENT_CHARS: '1000',
+    };
+    const aalis = await createAalisServer(loadConfig(env), env);
+    try {
+      await aalis.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = aalis.app.server.address() as { port: number };
+      const client = await TestClient.open(`ws://127.0.0.1:${port}/ws`);
+      await client.hello();
+      client.send({ type: 'send', text: 'go' });
+      expect((await client.turnEnd()).message.error).toMatchObject({
+        code: 'too_large',
+        message: expect.stringMatching(/passed 1000 characters/),
+      });
+      client.socket.close();
+    } finally {
+      await aalis.close();
+      await upstream.close();
+    }
+  });
+
+  test('AALIS_MAX_TOOL_ARGUMENT_CHARS must be a whole number', () => {
+    expect(() => loadConfig({ AALIS_MAX_TOOL_ARGUMENT_CHARS: '1e6' })).toThrow(
+      'AALIS_MAX_TOOL_ARGUMENT_CHARS must be a whole number above 0; it is "1e6"',
+    );
   });
 });
 

@@ -1,0 +1,115 @@
+/**
+ * The demo page under its Content-Security-Policy, in Chromium: the policy is sent and
+ * enforced (an injected inline script does not run, framing is refused), and everything
+ * the page and the widget do (a markdown answer, a tool card, the themes, the language
+ * switch) causes no violation at all.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, describe, expect, test } from 'vitest';
+import { fixture, textAnswer } from '../../server/test/fake-upstream.js';
+import { E2E, ask, turnEnded } from './e2e-harness.js';
+
+const e2e = new E2E();
+afterEach(() => e2e.stop());
+afterAll(() => e2e.dispose());
+
+const MARKDOWN =
+  'A table:\n\n| lamp | price |\n| --- | --- |\n| Arbor | 149 |\n\n```js\nlet x = 1;\n```\n[docs](https://example.com)';
+
+interface Violation {
+  directive: string;
+  blocked: string;
+}
+
+/** A page that records every CSP violation from its first script on. */
+async function watchedPage(): Promise<{ page: Page; violations: () => Promise<Violation[]> }> {
+  const page = await e2e.browser.newPage({ viewport: { width: 1280, height: 860 } });
+  await page.addInitScript(() => {
+    const seen: Array<{ directive: string; blocked: string }> = [];
+    (window as unknown as { cspViolations: typeof seen }).cspViolations = seen;
+    document.addEventListener('securitypolicyviolation', (event) =>
+      seen.push({ directive: event.effectiveDirective, blocked: event.blockedURI }),
+    );
+  });
+  return {
+    page,
+    violations: () =>
+      page.evaluate(() => (window as unknown as { cspViolations: Violation[] }).cspViolations),
+  };
+}
+
+describe('the demo page under its Content-Security-Policy', () => {
+  test('is sent a strict policy, with framing and sniffing refused', async () => {
+    await e2e.start([]);
+    const response = await fetch(e2e.demo.url);
+    const policy = response.headers.get('content-security-policy') ?? '';
+    const directives = new Map(
+      policy.split(';').map((d) => {
+        const [name = '', ...values] = d.trim().split(/\s+/);
+        return [name, values] as const;
+      }),
+    );
+    expect(directives.get('default-src')).toEqual(["'none'"]);
+    expect(directives.get('script-src')).toEqual(["'self'"]);
+    expect(directives.get('frame-ancestors')).toEqual(["'none'"]);
+    expect(directives.get('connect-src')).toContain(`ws://${new URL(e2e.demo.url).host}`);
+    expect(policy).not.toContain('unsafe-inline');
+    expect(policy).not.toContain('unsafe-eval');
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+  });
+
+  test('the chat, its cards, themes and languages work with no violation; injected script does not run', async () => {
+    await e2e.start([
+      { body: textAnswer(MARKDOWN) },
+      { body: fixture('openai-long-tool-call.sse'), byEvent: true, delayMs: 1 },
+      { body: textAnswer('Saved.') },
+    ]);
+    const { page, violations } = await watchedPage();
+    await page.goto(e2e.demo.url);
+    await page.locator('aalis-chat .status[hidden]').waitFor({ state: 'attached' });
+
+    await ask(page, 'markdown please');
+    await turnEnded(page, 1);
+    expect(await page.locator('aalis-chat .bubble.assistant table').count()).toBe(1);
+    await ask(page, 'write a long report');
+    await page.locator('aalis-chat aalis-tool-progress').first().waitFor({ state: 'attached' });
+    await turnEnded(page, 2);
+    for (const theme of ['dark', 'forest', 'light']) await page.click(`#themes [data-theme="${theme}"]`);
+    await page.click('#languages [data-locale="zh-CN"]');
+    await page.click('#languages [data-locale="en"]');
+    // The widget's styles apply (constructed stylesheets are outside style-src).
+    const bubbleBackground = await page
+      .locator('aalis-chat .bubble.assistant')
+      .first()
+      .evaluate((e) => getComputedStyle(e).backgroundColor);
+    expect(bubbleBackground).not.toBe('rgba(0, 0, 0, 0)');
+    expect(await violations()).toEqual([]);
+
+    // The policy is enforced, not merely sent: an injected inline script does not run.
+    await page.evaluate(() => {
+      const script = document.createElement('script');
+      script.textContent = 'window.injected = true';
+      document.body.append(script);
+    });
+    expect(await page.evaluate(() => (window as unknown as { injected?: boolean }).injected)).toBeUndefined();
+    expect((await violations()).map((v) => v.directive)).toEqual(['script-src-elem']);
+    await page.close();
+  }, 30_000);
+
+  test('another page cannot frame it', async () => {
+    await e2e.start([]);
+    const page = await e2e.browser.newPage();
+    const messages: string[] = [];
+    page.on('console', (message) => messages.push(message.text()));
+    await page.setContent(`<iframe src="${e2e.demo.url}/"></iframe>`, { waitUntil: 'load' });
+    const framed = page.frames().find((frame) => frame !== page.mainFrame());
+    const widgetInFrame = await framed
+      ?.evaluate(() => document.querySelector('aalis-chat') !== null)
+      .catch(() => false);
+    expect(widgetInFrame).toBe(false);
+    expect(messages.join('\n')).toMatch(/frame-ancestors 'none'/);
+    await page.close();
+  }, 30_000);
+});
