@@ -17,6 +17,7 @@ step('building the widget', 'npm', ['run', 'build', '--silent', '-w', '@aalis/wi
 
 const env = { AALIS_DATA_DIR: `${root}.data`, LOG_LEVEL: 'warn', ...process.env };
 const { startDemo } = await import('./app.mjs');
+const { describeHosts } = await import('@aalis/server');
 let demo;
 try {
   demo = await startDemo(env);
@@ -30,10 +31,7 @@ try {
 const { name, model } = demo.provider;
 // Any other name gets 403 (DNS rebinding): to open the demo from another machine, set
 // HOST=0.0.0.0 and AALIS_PUBLIC_HOSTS to the name or address it is opened by.
-const { publicHosts } = demo.config;
-const hosts = publicHosts.includes('*')
-  ? 'any'
-  : ['localhost', '127.0.0.1', '[::1]', ...publicHosts].join(', ');
+const hosts = describeHosts(demo.config.publicHosts);
 console.log(`
   Aalis Chat demo: ${demo.url}
 

@@ -16,10 +16,7 @@ export const CloseCode = {
   PolicyViolation: 1008,
   /** A frame over the size limit. */
   MessageTooBig: 1009,
-  /**
-   * The server could not serve the connection right now (its storage failed, or too many
-   * `hello` in a row): reconnect after a pause.
-   */
+  /** The server could not serve the connection right now (its storage failed): reconnect after a pause. */
   TryAgainLater: 1013,
   /** The first frame was not a valid `hello`. */
   BadHello: 4400,
@@ -38,11 +35,11 @@ export const ErrorCode = {
   UnknownType: 'unknown_type',
   /** `send` while a turn runs. */
   Busy: 'busy',
-  /** Too many `send` in a window; the message says when to retry. */
+  /** Too many `send` (or `hello`) in a window; the message says when to retry. */
   RateLimited: 'rate_limited',
   /** The model provider failed; the message says how. */
   Upstream: 'upstream',
-  /** A tool failed in a way that ended the turn. */
+  /** Reserved: a tool failed in a way that ended the turn (tool failures are results today). */
   Tool: 'tool',
   /** The answer passed the server's size cap (text and reasoning, or one tool call's arguments). */
   TooLarge: 'too_large',
@@ -54,7 +51,7 @@ export const ErrorCode = {
   Interrupted: 'interrupted',
   /** The server is restarting; the turn ended. */
   ShuttingDown: 'shutting_down',
-  /** A bug; the message carries an id to find it in the logs. */
+  /** A bug; `errorId` finds it in the logs. */
   Internal: 'internal',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -109,6 +109,8 @@ export const ErrorFrameSchema = v.object({
   sessionId: v.optional(v.string()),
   /** Finds the detail in the server's log, for the errors that have some. */
   errorId: v.optional(v.string()),
+  /** A refused `send` (`busy`, `rate_limited`, `storage`...): its `clientMessageId`, so the client can give the text back. */
+  clientMessageId: v.optional(v.string()),
 });
 
 export type ReadyFrame = v.InferOutput<typeof ReadyFrameSchema>;

@@ -117,6 +117,7 @@ export const serverFrame: fc.Arbitrary<ServerFrame> = fc.oneof(
       message: fc.string(),
       sessionId: id,
       errorId: id,
+      clientMessageId: id,
     },
     { requiredKeys: ['type', 'code', 'message'] },
   ),

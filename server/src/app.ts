@@ -10,8 +10,8 @@ import { SqliteHistoryStore } from './history/sqlite-store.js';
 import type { HistoryStore } from './history/store.js';
 import { providerFromEnv, type ProviderChoice } from './providers/from-env.js';
 import { createHostCheck, hostGuardHook } from './transport/host-guard.js';
-import { aalisChat, type AalisChatOptions } from './transport/plugin.js';
-import { setBaseSecurityHeaders } from './transport/security-headers.js';
+import { HEALTH_PATH, aalisChat, type AalisChatOptions } from './transport/plugin.js';
+import { READ_METHODS, setBaseSecurityHeaders } from './transport/security-headers.js';
 
 export interface AalisServer {
   app: FastifyInstance;
@@ -35,8 +35,11 @@ export async function createAalisServer(
   const refuseUnknownHost = hostGuardHook(createHostCheck(publicHosts));
   app.addHook('onRequest', async (request, reply) => {
     setBaseSecurityHeaders(reply);
+    if (request.routeOptions.url === HEALTH_PATH) return;
     await refuseUnknownHost(request, reply);
   });
+  // Every path answers OPTIONS (the demo page's included), as the plugin's routes do.
+  app.options('*', async (_request, reply) => reply.header('allow', READ_METHODS).code(204).send());
   await app.register(aalisChat, {
     provider: provider.provider,
     model: provider.model,

@@ -9,7 +9,8 @@ import {
   UPSTREAM_TIMEOUT_VARIABLES,
   chooseProviderName,
 } from './providers/from-env.js';
-import { DEFAULT_MAX_TOOL_ARGUMENT_CHARS } from './sessions/session-hub.js';
+import { wholeNumber } from './config-values.js';
+import { DEFAULT_MAX_TOOL_ARGUMENT_CHARS } from './sessions/limits.js';
 import { listenHostEntry, parseHost } from './transport/host-guard.js';
 
 export { ConfigError };
@@ -100,7 +101,10 @@ export function loadConfig(env: Env): ServerConfig {
     metricsToken: env.AALIS_METRICS_TOKEN || undefined,
     dataDir: env.AALIS_DATA_DIR?.trim() || undefined,
     logLevel,
-    maxToolArgumentChars: wholeNumber(env, 'AALIS_MAX_TOOL_ARGUMENT_CHARS', DEFAULT_MAX_TOOL_ARGUMENT_CHARS),
+    maxToolArgumentChars: wholeNumber(env, 'AALIS_MAX_TOOL_ARGUMENT_CHARS', DEFAULT_MAX_TOOL_ARGUMENT_CHARS, {
+      max: 100_000_000,
+      unit: 'characters',
+    }),
   };
 }
 
@@ -142,12 +146,4 @@ function parsePublicHosts(text: string): string[] {
         );
       return host.port === undefined ? host.hostname : `${host.hostname}:${host.port}`;
     });
-}
-
-function wholeNumber(env: Env, name: string, fallback: number): number {
-  const text = env[name]?.trim();
-  if (!text) return fallback;
-  if (!/^\d+$/.test(text) || Number(text) < 1)
-    throw new ConfigError(`${name} must be a whole number above 0; it is "${text}"`);
-  return Number(text);
 }

@@ -28,7 +28,12 @@ describe('choosing the provider from the environment', () => {
     [{ OLLAMA_HOST: 'http://exa mple:1' }, 'OLLAMA_HOST must be a URL; it is "http://exa mple:1"'],
     [
       { AALIS_IDLE_TIMEOUT_MS: '2m' },
-      'AALIS_IDLE_TIMEOUT_MS must be a whole number of milliseconds above 0; it is "2m"',
+      'AALIS_IDLE_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647; it is "2m"',
+    ],
+    // Past Node's timer limit a delay fires after 1 ms: "wait longer" would mean "fail at once".
+    [
+      { AALIS_FIRST_BYTE_TIMEOUT_MS: '3000000000' },
+      'AALIS_FIRST_BYTE_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647; it is "3000000000"',
     ],
   ])('%o is refused in one clear line', (env, message) => {
     expect(() => providerFromEnv(env)).toThrow(new ConfigError(message));

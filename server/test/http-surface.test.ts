@@ -33,7 +33,8 @@ afterEach(async () => {
   server = whole = undefined;
 });
 
-const ROUTES = ['/ws', '/healthz', '/healthz/details', '/aalis-chat.js', '/origin-check'];
+/** The routes the Host guards: every one but public health, which says only "ok". */
+const ROUTES = ['/ws', '/healthz/details', '/aalis-chat.js', '/origin-check'];
 
 describe('Host: the server answers only to its own names (DNS rebinding)', () => {
   test('a rebinding page (Origin and Host both evil.example) cannot open the socket', async () => {
@@ -57,9 +58,30 @@ describe('Host: the server answers only to its own names (DNS rebinding)', () =>
     }
   });
 
+  test('public health answers "ok" under any Host, as load balancers and container probes ask by IP', async () => {
+    server = await startLoggedServer({ publicHosts: ['chat.example.com'] });
+    for (const host of ['10.1.2.3:8787', 'evil.example']) {
+      const answer = await httpRequest(server.port, '/healthz', { headers: { host } });
+      expect([host, answer.status, answer.body]).toEqual([host, 200, '{"ok":true}']);
+    }
+    // The details stay behind both guards.
+    expect(
+      (await httpRequest(server.port, '/healthz/details', { headers: { host: 'evil.example' } })).status,
+    ).toBe(403);
+  });
+
+  test("a container network's service name (with an underscore) can be configured and served", async () => {
+    expect(loadConfig({ AALIS_PUBLIC_HOSTS: 'aalis_chat' }).publicHosts).toEqual(['aalis_chat']);
+    server = await startLoggedServer({ publicHosts: ['aalis_chat'] });
+    const answer = await httpRequest(server.port, '/origin-check', {
+      headers: { host: `aalis_chat:${server.port}` },
+    });
+    expect(answer.status).toBe(200);
+  });
+
   test('a request without Host (HTTP/1.0) is refused', async () => {
     server = await startLoggedServer();
-    expect(await http10WithoutHost(server.port, '/healthz')).toBe(403);
+    expect(await http10WithoutHost(server.port, '/origin-check')).toBe(403);
   });
 
   test('loopback names on any port and the configured hosts are served; a configured port must match', async () => {
@@ -77,7 +99,7 @@ describe('Host: the server answers only to its own names (DNS rebinding)', () =>
       'other.example:8443',
     ];
     for (const host of served)
-      expect([host, (await httpRequest(port, '/healthz', { headers: { host } })).status]).toEqual([
+      expect([host, (await httpRequest(port, '/origin-check', { headers: { host } })).status]).toEqual([
         host,
         200,
       ]);
@@ -94,7 +116,7 @@ describe('Host: the server answers only to its own names (DNS rebinding)', () =>
       'user@chat.example.com',
     ];
     for (const host of refused)
-      expect([host, (await httpRequest(port, '/healthz', { headers: { host } })).status]).toEqual([
+      expect([host, (await httpRequest(port, '/origin-check', { headers: { host } })).status]).toEqual([
         host,
         403,
       ]);
@@ -111,11 +133,11 @@ describe('Host: the server answers only to its own names (DNS rebinding)', () =>
 
     server = await startLoggedServer({ publicHosts: ['*'] });
     expect(
-      (await httpRequest(server.port, '/healthz', { headers: { host: 'anything.example' } })).status,
+      (await httpRequest(server.port, '/origin-check', { headers: { host: 'anything.example' } })).status,
     ).toBe(200);
-    expect((await httpRequest(server.port, '/healthz', { headers: { host: 'not a host' } })).status).toBe(
-      403,
-    );
+    expect(
+      (await httpRequest(server.port, '/origin-check', { headers: { host: 'not a host' } })).status,
+    ).toBe(403);
   });
 
   test('the whole server refuses unknown Hosts on every route, its 404s and routes added later included', async () => {
@@ -124,11 +146,17 @@ describe('Host: the server answers only to its own names (DNS rebinding)', () =>
     whole.app.get('/', async () => 'the page');
     await whole.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = whole.app.server.address() as { port: number };
-    for (const path of ['/', '/no-such-page', '/healthz']) {
+    for (const path of ['/', '/no-such-page', '/origin-check']) {
       const evil = await httpRequest(port, path, { headers: { host: 'evil.example' } });
       expect([path, evil.status]).toEqual([path, 403]);
       expect(evil.body).toContain('AALIS_PUBLIC_HOSTS');
     }
+    // Every path answers OPTIONS, the page's included (it answered 404).
+    const options = await httpRequest(port, '/', {
+      method: 'OPTIONS',
+      headers: { host: `localhost:${port}` },
+    });
+    expect([options.status, options.headers.allow]).toEqual([204, 'GET, HEAD, OPTIONS']);
     const missing = await httpRequest(port, '/no-such-page', { headers: { host: `localhost:${port}` } });
     expect(missing.status).toBe(404);
     expect(missing.headers['x-content-type-options']).toBe('nosniff');
@@ -142,12 +170,15 @@ describe('Host: the server answers only to its own names (DNS rebinding)', () =>
     whole = await createAalisServer(config, {});
     await whole.app.listen({ port: 0, host: lan! });
     const { port } = whole.app.server.address() as { port: number };
-    const asListened = await httpRequest(port, '/healthz', {
+    const asListened = await httpRequest(port, '/origin-check', {
       address: lan!,
       headers: { host: `${lan}:${port}` },
     });
     expect(asListened.status).toBe(200);
-    const rebound = await httpRequest(port, '/healthz', { address: lan!, headers: { host: 'evil.example' } });
+    const rebound = await httpRequest(port, '/origin-check', {
+      address: lan!,
+      headers: { host: 'evil.example' },
+    });
     expect(rebound.status).toBe(403);
   });
 });

@@ -123,6 +123,8 @@ export class AalisChat extends LitElement {
   #rendered = new WeakMap<ChatMessage, TemplateResult>();
   #reasoningStartedAt: number | undefined;
   #reasoningMs = new Map<string, number>();
+  /** Sent messages the server has not yet accepted, by `clientMessageId`: given back if refused. */
+  readonly #unconfirmed = new Map<string, string>();
   #runningReasoningMs: number | undefined;
 
   get strings(): Strings {
@@ -155,6 +157,7 @@ export class AalisChat extends LitElement {
       this.notice = this.strings.notConnected;
       return false;
     }
+    this.#unconfirmed.set(clientMessageId, trimmed);
     this.notice = '';
     this.errors = [];
     this.dispatchEvent(new AalisSendEvent(trimmed));
@@ -256,6 +259,7 @@ export class AalisChat extends LitElement {
     this.view = reduce(this.view, frame, toServerTime(Date.now(), this.offset));
     switch (frame.type) {
       case 'ready':
+        this.#unconfirmed.clear();
         this.#storage((s) => s.setItem(this.sessionKey, frame.sessionId));
         this.hasMore = frame.hasMore ?? false;
         this.refusal = '';
@@ -266,6 +270,7 @@ export class AalisChat extends LitElement {
         this.hasMore = frame.hasMore;
         break;
       case 'user_message':
+        if (frame.clientMessageId !== undefined) this.#unconfirmed.delete(frame.clientMessageId);
         this.#startTurn();
         break;
       case 'stream':
@@ -299,6 +304,7 @@ export class AalisChat extends LitElement {
         break;
       }
       case 'error':
+        this.#giveBack(frame.clientMessageId);
         if (frame.sessionId) this.errors = [...this.errors, frame];
         // Refused before it was accepted: no answer was stopped, the words for `shutting_down` would be wrong.
         else
@@ -307,6 +313,18 @@ export class AalisChat extends LitElement {
         this.dispatchEvent(new AalisErrorEvent(frame.code, frame.message, frame.errorId));
         break;
     }
+  }
+
+  /**
+   * A refused `send` (busy, rate limited, not saved): its text goes back into the
+   * composer, unless the visitor has started typing something else, so nothing typed is
+   * lost.
+   */
+  #giveBack(clientMessageId: string | undefined): void {
+    if (clientMessageId === undefined) return;
+    const text = this.#unconfirmed.get(clientMessageId);
+    this.#unconfirmed.delete(clientMessageId);
+    if (text !== undefined && !this.draft.trim()) this.draft = text;
   }
 
   #startTurn(): void {

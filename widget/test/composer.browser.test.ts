@@ -35,6 +35,35 @@ describe('the composer', () => {
     expect(textarea(shadow).value).to.equal('');
   });
 
+  it('a refused send gives its text back to the composer, unless something new was typed', async () => {
+    const { shadow, socket, frames, el } = await mount();
+    await type(shadow, 'my long question');
+    key(shadow, {});
+    await el.updateComplete;
+    expect(textarea(shadow).value).to.equal('');
+    const [sent] = sends(socket.sent);
+    // The disk was full: the server could not keep it.
+    await frames({
+      type: 'error',
+      code: 'storage',
+      message: 'not saved',
+      errorId: 'ab12cd34',
+      clientMessageId: sent!.clientMessageId,
+    });
+    expect(textarea(shadow).value).to.equal('my long question');
+    expect(shadow.textContent).to.contain('(error ID ab12cd34)');
+
+    key(shadow, {});
+    await type(shadow, 'something else');
+    await frames({
+      type: 'error',
+      code: 'busy',
+      message: 'busy',
+      clientMessageId: sends(socket.sent)[1]!.clientMessageId,
+    });
+    expect(textarea(shadow).value).to.equal('something else');
+  });
+
   it('shows Stop while a turn runs, and Stop sends abort', async () => {
     const { shadow, socket, frames } = await mount();
     await frames(userMessage(), text('Working'));

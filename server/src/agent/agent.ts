@@ -19,11 +19,14 @@ import {
   type ToolExecuteFrame,
   type TurnStatusFrame,
 } from '@aalis/protocol';
+import { logErrorWithId, type ErrorLogger } from '../log-error.js';
 import { ProviderError } from '../providers/errors.js';
 import type { ChatProvider, ModelMessage } from '../providers/types.js';
 import type { ToolRegistry } from '../tools/define-tool.js';
 import type { Workspace } from '../tools/workspace.js';
 import { toModelMessages } from './model-messages.js';
+import { DEFAULT_MAX_TOOL_RESULT_CHARS } from '../sessions/limits.js';
+import { capResult } from './cap-result.js';
 import { publicProviderError, type ErrorReporter } from './public-errors.js';
 import { parseCall, runTool } from './tool-runner.js';
 
@@ -38,9 +41,7 @@ export interface AgentEvents {
 }
 
 /** Where the agent writes what visitors must not see: the detail behind an error id. */
-export interface AgentLogger {
-  error(object: object, message: string): void;
-}
+export type AgentLogger = ErrorLogger;
 
 export interface AgentOptions {
   provider: ChatProvider;
@@ -53,6 +54,8 @@ export interface AgentOptions {
   toolTimeoutMs?: number;
   /** Silence of the model before the visitor is told it is waited for. */
   waitingNoticeMs?: number;
+  /** Longest tool result, as text; a longer one is cut (the model and every tab get the same). */
+  maxToolResultChars?: number;
   logger?: AgentLogger;
   now?: () => number;
 }
@@ -87,17 +90,14 @@ export class Agent extends EventEmitter<AgentEvents> {
   readonly #options: Required<Omit<AgentOptions, 'systemPrompt' | 'waitingNoticeMs'>> &
     Pick<AgentOptions, 'systemPrompt' | 'waitingNoticeMs'>;
   /** Logs an error's detail under a new id, for an error a visitor sees without it. */
-  readonly #report: ErrorReporter = (error, what) => {
-    const errorId = randomUUID().slice(0, 8);
-    this.#options.logger.error({ err: error, errorId }, what);
-    return errorId;
-  };
+  readonly #report: ErrorReporter = (error, what) => logErrorWithId(this.#options.logger, error, what);
 
   constructor(options: AgentOptions) {
     super();
     this.#options = {
       maxRounds: DEFAULT_MAX_ROUNDS,
       toolTimeoutMs: DEFAULT_TOOL_TIMEOUT_MS,
+      maxToolResultChars: DEFAULT_MAX_TOOL_RESULT_CHARS,
       now: Date.now,
       logger: { error: (object, message) => console.error(`agent: ${message}`, object) },
       ...options,
@@ -154,7 +154,7 @@ export class Agent extends EventEmitter<AgentEvents> {
 
   /** All starts first, in index order; then the tools run in parallel, each ending when it ends. */
   async #runTools(calls: ToolCall[], turn: TurnRecorder, input: TurnInput): Promise<void> {
-    const { tools, toolTimeoutMs, now } = this.#options;
+    const { tools, toolTimeoutMs, maxToolResultChars, now } = this.#options;
     const parsed = calls.map((call) => parseCall(call, tools));
     for (const { call, arguments: args } of parsed) {
       turn.tool({
@@ -184,7 +184,7 @@ export class Agent extends EventEmitter<AgentEvents> {
           callId: p.call.id,
           index: p.call.index,
           name: p.call.name,
-          result: outcome.result,
+          result: capResult(outcome.result, maxToolResultChars),
           isError: outcome.isError,
           durationMs: Math.max(0, now() - started),
         });

@@ -4,6 +4,7 @@
  * failure becomes an error result the model can read and correct; nothing throws.
  */
 import type { ToolCall } from '@aalis/protocol';
+import { formatSeconds } from '../format-seconds.js';
 import { ToolError, type ToolContext, type ToolRegistry } from '../tools/define-tool.js';
 import type { ErrorReporter } from './public-errors.js';
 
@@ -84,5 +85,3 @@ export async function runTool(
     signal.removeEventListener('abort', onAbort);
   }
 }
-
-const formatSeconds = (ms: number): string => `${Number((ms / 1000).toFixed(1))} s`;

@@ -14,7 +14,7 @@ export class MemoryHistoryStore implements HistoryStore {
     let session = this.#sessions.get(sessionId);
     if (!session) this.#sessions.set(sessionId, (session = { messages: [] }));
     if (session.runningSince !== undefined)
-      session.messages.push(interruptedTurnMessage(`msg_${randomUUID()}`, session.runningSince));
+      session.messages.push(interruptedTurnMessage(`msg_${randomUUID()}`, session.runningSince, 'unsaved'));
     session.messages.push(userMessage);
     session.runningSince = now;
   }

@@ -69,7 +69,7 @@ export class SqliteHistoryStore implements HistoryStore {
       this.#statements.createSession.run(sessionId, now);
       const dangling = this.#statements.runningSince.get(sessionId) as number | undefined;
       if (dangling !== undefined)
-        this.#endTurn(sessionId, interruptedTurnMessage(`msg_${randomUUID()}`, dangling));
+        this.#endTurn(sessionId, interruptedTurnMessage(`msg_${randomUUID()}`, dangling, 'unsaved'));
       this.#statements.insertMessage.run(sessionId, userMessage.id, JSON.stringify(userMessage));
       this.#statements.markRunning.run(sessionId, now);
     })();

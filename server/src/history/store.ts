@@ -30,14 +30,26 @@ export interface HistoryStore {
   close(): void;
 }
 
-/** The assistant message that stands for a turn the server did not live to finish, or store. */
-export function interruptedTurnMessage(id: string, startedAt: number): ChatMessage {
+/** Why a turn left marked as running has no answer: found at a start, or at the session's next turn. */
+const UNANSWERED = {
+  /** At a start: the server stopped (a crash) before the answer was stored. */
+  crash: { code: ErrorCode.Interrupted, message: 'the server stopped before this answer was finished' },
+  /** At the next turn: the server ran on, so it was the answer's storing that failed. */
+  unsaved: { code: ErrorCode.Storage, message: 'this answer could not be saved' },
+} as const;
+
+/** The assistant message that stands for a turn whose answer was never stored. */
+export function interruptedTurnMessage(
+  id: string,
+  startedAt: number,
+  why: keyof typeof UNANSWERED = 'crash',
+): ChatMessage {
   return {
     id,
     role: 'assistant',
     parts: [],
     createdAt: startedAt,
     status: 'error',
-    error: { code: ErrorCode.Interrupted, message: 'the server stopped before this answer was finished' },
+    error: { ...UNANSWERED[why] },
   };
 }

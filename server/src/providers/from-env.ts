@@ -2,7 +2,10 @@
  * Which provider to talk to, from the environment: `AALIS_PROVIDER` names one, or the
  * first provider whose key or host is set is used, or the demo model when none is.
  */
+import { ConfigError, MAX_TIMER_MS, wholeNumber } from '../config-values.js';
 import { createDeepSeekProvider } from './deepseek.js';
+
+export { ConfigError };
 import { DemoProvider } from './demo/demo-provider.js';
 import { DEMO_MODEL } from './demo/model-server.js';
 import { OllamaProvider } from './ollama.js';
@@ -24,11 +27,6 @@ export const DEFAULT_MODELS: Record<ProviderName, string> = {
   deepseek: 'deepseek-chat',
   ollama: 'qwen3:8b',
 };
-
-/** A configuration mistake, said in one line that names the variable to fix. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
 
 export interface ProviderChoice {
   provider: ChatProvider;
@@ -132,14 +130,9 @@ export const UPSTREAM_TIMEOUT_VARIABLES: Array<[name: string, fallbackMs: number
 
 /** How long to wait for the provider: the environment's choice, each in milliseconds. */
 function upstreamPatience(env: Env): UpstreamTimeouts & { retry: RetryPolicy } {
-  const [firstByte, idle, retryAfter] = UPSTREAM_TIMEOUT_VARIABLES.map(([name, fallback]) => {
-    const text = env[name]?.trim();
-    if (!text) return fallback;
-    const value = Number(text);
-    if (!/^\d+$/.test(text) || value < 1)
-      throw new ConfigError(`${name} must be a whole number of milliseconds above 0; it is "${text}"`);
-    return value;
-  }) as [number, number, number];
+  const [firstByte, idle, retryAfter] = UPSTREAM_TIMEOUT_VARIABLES.map(([name, fallback]) =>
+    wholeNumber(env, name, fallback, { max: MAX_TIMER_MS, unit: 'milliseconds' }),
+  ) as [number, number, number];
   return {
     firstByteTimeoutMs: firstByte,
     idleTimeoutMs: idle,

@@ -34,7 +34,6 @@ export interface RetryNotice {
   /** The attempt that will be made, 2 for the first retry. */
   attempt: number;
   delayMs: number;
-  error: ProviderError;
 }
 
 export async function withRetries<T>(
@@ -54,7 +53,7 @@ export async function withRetries<T>(
       if (asked !== undefined && asked > (policy.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS)) throw error;
       const backoff = Math.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** tried);
       const delayMs = Math.round(asked ?? backoff);
-      onRetry({ attempt: tried + 2, delayMs, error });
+      onRetry({ attempt: tried + 2, delayMs });
       try {
         await sleep(delayMs, undefined, signal ? { signal } : {});
       } catch {

@@ -8,6 +8,7 @@
  * and how to read one item of it.
  */
 import type { ChatStreamChunk, TurnStatus, Usage } from '@aalis/protocol';
+import { formatSeconds } from '../format-seconds.js';
 import { ProviderError, abortedError, cutOffError } from './errors.js';
 import { IdleTimer } from './idle-timer.js';
 import { defaultRetryPolicy, withRetries, type RetryPolicy } from './retry.js';
@@ -152,15 +153,17 @@ async function openInTime<Item>(
   } catch (error) {
     roundSignal.removeEventListener('abort', onRoundAbort);
     if (timedOut && !roundSignal.aborted) {
-      throw new ProviderError('timeout', `${provider} did not start answering in ${seconds(timeoutMs)}`, {
-        retryable: true,
-        cause: error,
-      });
+      throw new ProviderError(
+        'timeout',
+        `${provider} did not start answering in ${formatSeconds(timeoutMs)}`,
+        {
+          retryable: true,
+          cause: error,
+        },
+      );
     }
     throw error;
   } finally {
     clearTimeout(timer);
   }
 }
-
-const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(1))} s`;

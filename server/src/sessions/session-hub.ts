@@ -18,7 +18,9 @@ import {
 } from '@aalis/protocol';
 import type { Agent, TurnError } from '../agent/agent.js';
 import type { HistoryPage, HistoryStore } from '../history/store.js';
+import { logErrorWithId } from '../log-error.js';
 import { Workspaces } from '../tools/workspace.js';
+import { DEFAULT_MAX_PAGE_BYTES, DEFAULT_MAX_TOOL_ARGUMENT_CHARS, DEFAULT_MAX_TURN_CHARS } from './limits.js';
 
 /** A connection as the hub sees it. */
 export interface Peer {
@@ -92,7 +94,7 @@ export class SessionHub {
       contextMessages: 100,
       maxTurnChars: DEFAULT_MAX_TURN_CHARS,
       maxToolArgumentChars: DEFAULT_MAX_TOOL_ARGUMENT_CHARS,
-      maxPageBytes: 1024 * 1024,
+      maxPageBytes: DEFAULT_MAX_PAGE_BYTES,
       shutdownGraceMs: 5_000,
       ...options,
     };
@@ -157,16 +159,25 @@ export class SessionHub {
     this.#forgetIfIdle(session);
   }
 
-  /** A user message: starts a turn, unless one runs (then `busy`, to this peer only). */
+  /**
+   * A user message: starts a turn, unless one runs (then `busy`, to this peer only). A
+   * refusal echoes `clientMessageId`, so the client can give the text back to its author.
+   */
   send(peer: Peer, sessionId: string, text: string, clientMessageId?: string): void {
     const session = this.#session(sessionId);
+    const refuse = (code: string, message: string, errorId?: string) =>
+      this.#deliver(peer, {
+        type: 'error',
+        code,
+        message,
+        ...(errorId === undefined ? {} : { errorId }),
+        ...(clientMessageId === undefined ? {} : { clientMessageId }),
+      });
     if (this.#shuttingDown) {
-      this.#deliverError(peer, ErrorCode.ShuttingDown, 'the server is restarting; send again in a moment');
-      return;
+      return refuse(ErrorCode.ShuttingDown, 'the server is restarting; send again in a moment');
     }
     if (session.turn) {
-      this.#deliverError(peer, ErrorCode.Busy, 'a turn is still running: wait for it to end, or stop it');
-      return;
+      return refuse(ErrorCode.Busy, 'a turn is still running: wait for it to end, or stop it');
     }
     const { store, now } = this.#options;
     const startedAt = now();
@@ -180,13 +191,7 @@ export class SessionHub {
       store.beginTurn(sessionId, userMessage, startedAt);
     } catch (error) {
       const errorId = this.#logError(error, 'storing the message failed');
-      this.#deliver(peer, {
-        type: 'error',
-        code: ErrorCode.Storage,
-        message: 'your message could not be saved: send it again in a moment',
-        errorId,
-      });
-      return;
+      return refuse(ErrorCode.Storage, 'your message could not be saved: send it again in a moment', errorId);
     }
     this.#broadcast(sessionId, {
       type: 'user_message',
@@ -260,8 +265,10 @@ export class SessionHub {
     // The server stopped it (a cap, shutdown): not the visitor's Stop, and the message says so.
     if (turn.stopReason) error = turn.stopReason;
     if (error) message = { ...message, status: 'error', error };
-    ({ message, error } = this.#store(sessionId, message, error));
-    if (error) this.#broadcast(sessionId, { type: 'error', sessionId, ...error });
+    const stored = this.#store(sessionId, message);
+    message = stored.message;
+    const { errors } = stored;
+    for (const each of errors) this.#broadcast(sessionId, { type: 'error', sessionId, ...each });
     this.#broadcast(sessionId, { type: 'message', sessionId, message: withoutArguments(message) });
     session.turn = undefined;
     logger.info(
@@ -273,7 +280,7 @@ export class SessionHub {
         tools: turn.tools,
         chars: turn.chars,
         tokens: message.usage?.totalTokens ?? null,
-        ...(error ? { error: error.code } : {}),
+        ...(errors.length ? { error: errors.map((e) => e.code).join(',') } : {}),
       },
       'turn ended',
     );
@@ -281,27 +288,29 @@ export class SessionHub {
   }
 
   /**
-   * Stores the turn's answer. When that fails (a full disk), the visitor is told the
-   * truth, and the history still answers the question: a small failed message under the
-   * same id takes the answer's place. When even that fails, the turn stays marked as
-   * running in the store, and the next turn or start marks it failed.
+   * Stores the turn's answer; returns the message to send and the errors to tell (the
+   * turn's own, then storage's). When storing fails (a full disk), the visitor is told
+   * the truth, and the history still answers the question: a small failed message under
+   * the same id takes the answer's place, with the turn's own reason when it had one.
+   * When even that fails, the turn stays marked as running in the store, and the next
+   * turn or start marks it failed.
    */
-  #store(
-    sessionId: string,
-    message: ChatMessage,
-    error: TurnError | undefined,
-  ): { message: ChatMessage; error: TurnError | undefined } {
+  #store(sessionId: string, message: ChatMessage): { message: ChatMessage; errors: TurnError[] } {
     const { store } = this.#options;
+    const own = message.error ? [message.error as TurnError] : [];
     try {
       store.endTurn(sessionId, message);
-      return { message, error };
+      return { message, errors: own };
     } catch (thrown) {
       const unsaved: TurnError = {
         code: ErrorCode.Storage,
         message: 'the answer could not be saved: it will be gone after a reload',
-        errorId: this.#logError(thrown, 'storing the answer failed'),
+        errorId: logErrorWithId(this.#options.logger, thrown, 'storing the answer failed', {
+          sessionId,
+          turnError: message.error?.code ?? null,
+        }),
       };
-      const failed: ChatMessage = { ...message, status: 'error', error: unsaved };
+      const failed: ChatMessage = { ...message, status: 'error', error: message.error ?? unsaved };
       try {
         const { usage: _usage, ...stub } = failed;
         store.endTurn(sessionId, { ...stub, parts: [] });
@@ -312,7 +321,7 @@ export class SessionHub {
         );
       }
       // The visitor keeps what was shown (it may still be copied), marked as not saved.
-      return { message: failed, error: unsaved };
+      return { message: failed, errors: [...own, unsaved] };
     }
   }
 
@@ -378,10 +387,6 @@ export class SessionHub {
     peer.deliver(frame, JSON.stringify(frame));
   }
 
-  #deliverError(peer: Peer, code: string, message: string): void {
-    this.#deliver(peer, { type: 'error', code, message });
-  }
-
   #session(sessionId: string): Session {
     let session = this.#sessions.get(sessionId);
     if (!session) {
@@ -395,16 +400,10 @@ export class SessionHub {
     if (!session.peers.size && !session.turn) this.#sessions.delete(session.id);
   }
 
-  /** Logs the detail a visitor must not see, under a new id the visitor is given. */
   #logError(error: unknown, what: string): string {
-    const errorId = randomUUID().slice(0, 8);
-    this.#options.logger.error({ err: error, errorId }, what);
-    return errorId;
+    return logErrorWithId(this.#options.logger, error, what);
   }
 }
-
-export const DEFAULT_MAX_TURN_CHARS = 1_000_000;
-export const DEFAULT_MAX_TOOL_ARGUMENT_CHARS = 256_000;
 
 /**
  * The `message` frame's copy of a final message: its tool calls without their

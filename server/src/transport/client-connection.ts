@@ -4,7 +4,7 @@
  * limits, a send rate limit; after `hello`, a bad frame gets an `error` and the
  * connection stays usable. Outgoing frames go through an `Outbox` for backpressure.
  */
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import {
   CloseCode,
   ErrorCode,
@@ -14,8 +14,10 @@ import {
   type ServerFrame,
 } from '@aalis/protocol';
 import type { Peer, SessionHub } from '../sessions/session-hub.js';
+import { logErrorWithId } from '../log-error.js';
 import { Outbox, defaultOutboxLimits, type OutboxLimits } from './outbox.js';
 import { RateWindow } from './rate-window.js';
+import { sameSecret } from './same-secret.js';
 
 /** What the connection needs of a socket; `ws`'s WebSocket has it. */
 export interface SocketLike {
@@ -56,8 +58,6 @@ const reason = (text: string): string =>
     .subarray(0, 120)
     .toString('utf8')
     .replace(/\uFFFD+$/, '');
-
-const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
 export class ClientConnection implements Peer {
   readonly id = randomUUID();
@@ -122,9 +122,8 @@ export class ClientConnection implements Peer {
     try {
       this.#handle(decoded.frame);
     } catch (error) {
-      const errorId = randomUUID().slice(0, 8);
-      this.log.error({ err: error, errorId, connection: this.id }, 'frame handling failed');
-      this.#error(ErrorCode.Internal, 'internal error', errorId);
+      const errorId = logErrorWithId(this.log, error, 'frame handling failed', { connection: this.id });
+      this.#error(ErrorCode.Internal, 'internal error', { errorId });
     }
   }
 
@@ -180,12 +179,18 @@ export class ClientConnection implements Peer {
         } catch (error) {
           // The store cannot be read (a broken disk): say so, and close with a code that
           // tells the client to come back, rather than leave it open and unbound.
-          const errorId = randomUUID().slice(0, 8);
-          this.log.error(
-            { err: error, errorId, connection: this.id },
-            'hello failed: the store cannot be read',
-          );
-          this.#error(ErrorCode.Storage, 'the server cannot open conversations right now', errorId);
+          const errorId = logErrorWithId(this.log, error, 'hello failed: the store cannot be read', {
+            connection: this.id,
+          });
+          // Written past the outbox, which closing discards: frames of the session this
+          // socket leaves may still be queued, and this is the one it must read.
+          const frame: ServerFrame = {
+            type: 'error',
+            code: ErrorCode.Storage,
+            message: 'the server cannot open conversations right now',
+            errorId,
+          };
+          this.socket.send(JSON.stringify(frame));
           this.close(CloseCode.TryAgainLater, 'the server cannot serve this now: reconnect in a moment');
         }
         return;
@@ -194,7 +199,9 @@ export class ClientConnection implements Peer {
         const allowed = this.#sends.take();
         if (!allowed.ok) {
           const seconds = Math.ceil(allowed.retryInMs / 1000);
-          return this.#error(ErrorCode.RateLimited, `too many messages: try again in ${seconds} s`);
+          return this.#error(ErrorCode.RateLimited, `too many messages: try again in ${seconds} s`, {
+            ...(frame.clientMessageId === undefined ? {} : { clientMessageId: frame.clientMessageId }),
+          });
         }
         return this.hub.send(this, this.#sessionId!, frame.text, frame.clientMessageId);
       }
@@ -206,12 +213,11 @@ export class ClientConnection implements Peer {
   }
 
   #tokenMatches(token: string | undefined): boolean {
-    // Hashing first makes the comparison constant-time whatever the lengths.
-    return token !== undefined && timingSafeEqual(digest(token), digest(this.options.token!));
+    return token !== undefined && sameSecret(token, this.options.token!);
   }
 
-  #error(code: string, message: string, errorId?: string): void {
-    const frame: ServerFrame = { type: 'error', code, message, ...(errorId ? { errorId } : {}) };
+  #error(code: string, message: string, more: { errorId?: string; clientMessageId?: string } = {}): void {
+    const frame: ServerFrame = { type: 'error', code, message, ...more };
     this.deliver(frame, JSON.stringify(frame));
   }
 }

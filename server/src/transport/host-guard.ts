@@ -21,7 +21,9 @@ export interface HostEntry {
   port?: number;
 }
 
-const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+// Underscores are not allowed in DNS host names, but are in the names container
+// networks give services (`aalis_chat` in docker compose), which do reach servers.
+const LABEL = '[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?';
 const HOST_PATTERN = new RegExp(`^(\\[[0-9a-f:.]+\\]|${LABEL}(?:\\.${LABEL})*)\\.?(?::(\\d{1,5}))?$`);
 
 /**

@@ -7,8 +7,8 @@
  * visitor: a loopback request that carries a proxy's forwarding header was relayed for
  * someone else, and is treated as coming from outside.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sameSecret } from './same-secret.js';
 
 export type MetricsAccess =
   { allowed: true } | { allowed: false; status: 401 | 403; message: string; challenge?: string };
@@ -22,13 +22,6 @@ export function isLoopbackAddress(address: string | undefined): boolean {
   return address === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
 }
 
-const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
-
-/** Equal digests of equal length: the comparison takes the same time wherever they differ. */
-function sameToken(given: string, expected: string): boolean {
-  return timingSafeEqual(digest(given), digest(expected));
-}
-
 function bearerToken(authorization: string | undefined): string | undefined {
   return /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
 }
@@ -37,7 +30,8 @@ export function createMetricsGuard(token: string | undefined): (request: Fastify
   const expected = token || undefined;
   return (request) => {
     const given = bearerToken(request.headers.authorization);
-    if (expected !== undefined && given !== undefined && sameToken(given, expected)) return { allowed: true };
+    if (expected !== undefined && given !== undefined && sameSecret(given, expected))
+      return { allowed: true };
     const relayed = PROXY_HEADERS.some((name) => request.headers[name] !== undefined);
     if (!relayed && isLoopbackAddress(request.socket.remoteAddress)) return { allowed: true };
     if (expected === undefined)

@@ -43,6 +43,8 @@ export interface AalisChatOptions {
   maxRounds?: number;
   /** Silence of the model before visitors are told it is waited for (default 4 s). */
   waitingNoticeMs?: number;
+  /** Longest tool result kept, as text (default 100,000 characters); a longer one is cut. */
+  maxToolResultChars?: number;
   /** Where history is kept; in memory by default (lost on restart). */
   store?: HistoryStore;
   /** Exact origins allowed to open the socket besides the server's own; `*` for any. */
@@ -80,6 +82,9 @@ interface TrackedSocket {
   refusedWith?: number;
 }
 
+/** Public health: `{ ok: true }` under any Host. */
+export const HEALTH_PATH = '/healthz';
+
 const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: FastifyInstance, options) => {
   const store = options.store ?? new MemoryHistoryStore();
   const recovered = store.recoverInterruptedTurns();
@@ -93,6 +98,7 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
     ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
     ...(options.maxRounds ? { maxRounds: options.maxRounds } : {}),
     ...(options.waitingNoticeMs ? { waitingNoticeMs: options.waitingNoticeMs } : {}),
+    ...(options.maxToolResultChars ? { maxToolResultChars: options.maxToolResultChars } : {}),
     logger: app.log,
   });
   const hub = new SessionHub({ agent, store, logger: app.log, ...options.sessions });
@@ -143,12 +149,10 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
   app.addHook('onClose', async () => clearInterval(heartbeat));
 
   // Every route: the headers first, so that refusals carry them too, then the Host.
-  const guarded = [
-    async (_request: FastifyRequest, reply: FastifyReply) => setBaseSecurityHeaders(reply),
-    hostGuardHook(createHostCheck(options.publicHosts ?? [])),
-  ];
-  const answerOptions = (path: string, allow: string, preflight = false) =>
-    app.options(path, { onRequest: guarded }, async (_request, reply) => {
+  const withHeaders = async (_request: FastifyRequest, reply: FastifyReply) => setBaseSecurityHeaders(reply);
+  const guarded = [withHeaders, hostGuardHook(createHostCheck(options.publicHosts ?? []))];
+  const answerOptions = (path: string, allow: string, preflight = false, hooks = guarded) =>
+    app.options(path, { onRequest: hooks }, async (_request, reply) => {
       void reply.header('allow', allow);
       if (preflight) {
         setPublicResourceHeaders(reply);
@@ -183,12 +187,14 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
   answerOptions('/ws', 'GET, OPTIONS');
 
   // Public health says only that the server serves; what it runs and how busy it is
-  // would help an attacker, and is for the operator (metrics-guard.ts).
-  app.get('/healthz', { onRequest: guarded }, async (_request, reply) => {
+  // would help an attacker, and is for the operator (metrics-guard.ts). It answers under
+  // any Host: load balancers and container probes ask by IP address, and "ok" tells a
+  // rebinding page nothing.
+  app.get(HEALTH_PATH, { onRequest: withHeaders }, async (_request, reply) => {
     void reply.header('cache-control', 'no-store');
     return { ok: true };
   });
-  answerOptions('/healthz', READ_METHODS);
+  answerOptions(HEALTH_PATH, READ_METHODS, false, [withHeaders]);
   app.get(
     '/healthz/details',
     { onRequest: [...guarded, metricsGuardHook(options.metricsToken)] },

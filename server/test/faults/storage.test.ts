@@ -14,10 +14,13 @@ import { mountSmallDisk, type SmallDisk } from './full-disk.js';
 let server: Harness | undefined;
 let disk: SmallDisk | undefined;
 const mounted = mountSmallDisk(2 * 1024 * 1024);
-if (typeof mounted === 'string') console.warn(`storage faults: ${mounted}`);
+// Mounting needs root (CI and the test machines run as root); elsewhere these are
+// skipped, said out loud, rather than failing every contributor's `npm test`.
+if (typeof mounted === 'string')
+  console.warn(`storage faults SKIPPED: ${mounted}; run as root to test a full disk`);
 
-beforeEach(() => {
-  if (typeof mounted === 'string') throw new Error(`storage faults need a tmpfs: ${mounted}`);
+beforeEach((context) => {
+  if (typeof mounted === 'string') return context.skip();
   disk = mounted;
   disk.free();
 });
@@ -102,7 +105,7 @@ describe('an answer the disk has no room for', () => {
     expect((await turn(client, 'still there?')).end.message.status).toBe('complete');
     expect(history(server!, sessionId)).toEqual([
       ['user', null, null],
-      ['assistant', 'error', 'interrupted'],
+      ['assistant', 'error', 'storage'],
       ['user', null, null],
       ['assistant', 'complete', null],
     ]);
@@ -138,9 +141,10 @@ describe('a question the disk has no room for', () => {
     const client = await server.connect();
     const ready = await client.hello();
     expect(ready.resumed).toBe(false);
-    client.send({ type: 'send', text: 'hello?' });
+    client.send({ type: 'send', text: 'hello?', clientMessageId: 'c-1' });
     const refused = await client.next((f) => f.type === 'error');
-    expect(refused).toMatchObject({ code: 'storage', errorId: expect.any(String) });
+    // Echoed, so the widget gives the text back to the composer: nothing typed is lost.
+    expect(refused).toMatchObject({ code: 'storage', errorId: expect.any(String), clientMessageId: 'c-1' });
     expect(client.of('user_message')).toEqual([]);
     expect(server.app.aalis.store.hasSession(ready.sessionId)).toBe(false);
 

@@ -113,7 +113,7 @@ describe('a tool call over the cap', () => {
 
   test('AALIS_MAX_TOOL_ARGUMENT_CHARS must be a whole number', () => {
     expect(() => loadConfig({ AALIS_MAX_TOOL_ARGUMENT_CHARS: '1e6' })).toThrow(
-      'AALIS_MAX_TOOL_ARGUMENT_CHARS must be a whole number above 0; it is "1e6"',
+      'AALIS_MAX_TOOL_ARGUMENT_CHARS must be a whole number of characters from 1 to 100000000; it is "1e6"',
     );
   });
 });
@@ -199,4 +199,41 @@ describe('arguments under the cap', () => {
     expect(ready.hasMore).toBe(true);
     expect(ready.messages.at(-1)!.parts[0]).toMatchObject({ text: big(4) });
   });
+});
+
+test('a tool that returns 20 MB: the result is cut for every tab and the model, and a tab can still join', async () => {
+  const dump = defineTool({
+    name: 'dump',
+    description: 'returns everything',
+    parameters: { type: 'object' },
+    execute: () => 'r'.repeat(20_000_000),
+  });
+  const call = sse([
+    completionChunk({ role: 'assistant', content: null }),
+    completionChunk({
+      tool_calls: [
+        { index: 0, id: 'call_dump', type: 'function', function: { name: 'dump', arguments: '{}' } },
+      ],
+    }),
+    completionChunk({}, 'tool_calls'),
+  ]);
+  server = await startServer({
+    replies: [{ body: call }, { body: textAnswer('That was a lot.') }],
+    tools: [dump as ToolDefinition<never>],
+  });
+  const client = await server.connect();
+  const { sessionId } = await client.hello();
+  client.send({ type: 'send', text: 'dump it' });
+  expect((await client.turnEnd()).message.status).toBe('complete');
+  const end = client.of('tool_execute').find((f) => f.phase === 'end')!;
+  expect(end.result).toMatch(
+    /^r{100000}… \[cut: the result had 20000000 characters, the first 100000 are kept\]$/,
+  );
+  const sentBack = (
+    server.upstream!.requests[1]!.body as { messages: Array<{ role: string; content: string }> }
+  ).messages.at(-1)!;
+  expect(sentBack).toMatchObject({ role: 'tool', content: end.result });
+  const later = await server.connect();
+  const ready = await later.hello(sessionId);
+  expect(JSON.stringify(ready).length).toBeLessThan(200_000);
 });

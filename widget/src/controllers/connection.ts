@@ -144,8 +144,8 @@ export class Connection {
         this.callbacks.refused(event.code, event.reason);
         return;
       }
-      // 1013: the server is up but cannot serve us now (its storage failed, too many
-      // hellos). Retrying is right, at once is not: the wait is at least the base delay.
+      // 1013: the server is up but cannot serve us now (its storage failed). Retrying is
+      // right, at once is not: the wait is at least the base delay.
       if (this.#wanted) this.#scheduleRetry(event.code === CloseCode.TryAgainLater ? this.backoff.baseMs : 0);
       else this.#set('offline');
     };
