@@ -111,6 +111,8 @@ export const ErrorFrameSchema = v.object({
   errorId: v.optional(v.string()),
   /** A refused `send` (`busy`, `rate_limited`, `storage`...): its `clientMessageId`, so the client can give the text back. */
   clientMessageId: v.optional(v.string()),
+  /** `rate_limited`: how long until the same frame would be accepted. */
+  retryInMs: v.optional(CountSchema),
 });
 
 export type ReadyFrame = v.InferOutput<typeof ReadyFrameSchema>;

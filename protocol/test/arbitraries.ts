@@ -118,6 +118,7 @@ export const serverFrame: fc.Arbitrary<ServerFrame> = fc.oneof(
       sessionId: id,
       errorId: id,
       clientMessageId: id,
+      retryInMs: count,
     },
     { requiredKeys: ['type', 'code', 'message'] },
   ),

@@ -104,6 +104,22 @@ describe('the composer', () => {
     const { shadow, frames } = await mount();
     await frames({ type: 'error', code: 'rate_limited', message: 'too many messages: try again in 12 s' });
     expect(shadow.querySelector('.notice')!.textContent).to.equal('Too many messages: wait a moment.');
+    // When the server says when, the widget says it too, in its own words.
+    await frames({
+      type: 'error',
+      code: 'rate_limited',
+      message: 'too many messages: try again in 12 s',
+      retryInMs: 11_200,
+    });
+    expect(shadow.querySelector('.notice')!.textContent).to.equal(
+      'Too many messages: wait a moment. Try again in 12 s.',
+    );
+  });
+
+  it('says when to try again in Chinese too', async () => {
+    const { shadow, frames } = await mount({ locale: 'zh-CN' });
+    await frames({ type: 'error', code: 'rate_limited', message: 'too many messages', retryInMs: 30_000 });
+    expect(shadow.querySelector('.notice')!.textContent).to.equal('消息太多：请稍等片刻。（30 秒后再试）');
   });
 });
 

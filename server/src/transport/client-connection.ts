@@ -169,7 +169,9 @@ export class ClientConnection implements Peer {
           // Bound where it was: only a connection's first hello can get here unbound,
           // and the first always fits.
           const seconds = Math.ceil(allowed.retryInMs / 1000);
-          return this.#error(ErrorCode.RateLimited, `too many hello frames: try again in ${seconds} s`);
+          return this.#error(ErrorCode.RateLimited, `too many hello frames: try again in ${seconds} s`, {
+            retryInMs: allowed.retryInMs,
+          });
         }
         clearTimeout(this.#helloTimer);
         if (this.#sessionId !== undefined) this.hub.leave(this, this.#sessionId);
@@ -200,6 +202,7 @@ export class ClientConnection implements Peer {
         if (!allowed.ok) {
           const seconds = Math.ceil(allowed.retryInMs / 1000);
           return this.#error(ErrorCode.RateLimited, `too many messages: try again in ${seconds} s`, {
+            retryInMs: allowed.retryInMs,
             ...(frame.clientMessageId === undefined ? {} : { clientMessageId: frame.clientMessageId }),
           });
         }
@@ -216,7 +219,11 @@ export class ClientConnection implements Peer {
     return token !== undefined && sameSecret(token, this.options.token!);
   }
 
-  #error(code: string, message: string, more: { errorId?: string; clientMessageId?: string } = {}): void {
+  #error(
+    code: string,
+    message: string,
+    more: { errorId?: string; clientMessageId?: string; retryInMs?: number } = {},
+  ): void {
     const frame: ServerFrame = { type: 'error', code, message, ...more };
     this.deliver(frame, JSON.stringify(frame));
   }

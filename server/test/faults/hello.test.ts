@@ -30,7 +30,10 @@ test('a hundred hellos on one socket: rate limited after ten, and not one sessio
   await new Promise((resolve) => setTimeout(resolve, 100));
   const readies = client.of('ready');
   expect(readies).toHaveLength(10);
-  expect(client.of('error').filter((e) => e.code === 'rate_limited')).toHaveLength(90);
+  const limited = client.of('error').filter((e) => e.code === 'rate_limited');
+  expect(limited).toHaveLength(90);
+  // When to try again, for the widget to say in the visitor's language.
+  expect(limited[0]!.retryInMs).toBeGreaterThan(59_000);
   for (const ready of readies) expect(store.hasSession(ready.sessionId)).toBe(false);
   // Still bound to the last session it got, and it works.
   client.send({ type: 'send', text: 'hello' });

@@ -41,6 +41,8 @@ export interface Strings {
   errorTitle: string;
   /** Follows an error's words when the server gave it an id, so a visitor can quote it. */
   errorId: (id: string) => string;
+  /** After an error that says when to try again (`rate_limited`). */
+  retryIn: (seconds: number) => string;
   /**
    * The widget's own words for the server's error codes (PROTOCOL.md, section 2); a code
    * missing here shows the server's message.
@@ -92,6 +94,7 @@ const en: Strings = {
   announceTool: (name) => `Running tool ${name}`,
   errorTitle: 'Error',
   errorId: (id) => ` (error ID ${id})`,
+  retryIn: (s) => ` Try again in ${s} s.`,
   errors: {
     bad_frame: 'The server did not understand this request.',
     unknown_type: 'The server did not understand this request.',
@@ -152,6 +155,7 @@ const zhCN: Strings = {
   announceTool: (name) => `正在运行工具 ${name}`,
   errorTitle: '错误',
   errorId: (id) => `（错误 ID：${id}）`,
+  retryIn: (s) => `（${s} 秒后再试）`,
   errors: {
     bad_frame: '服务器无法理解这个请求。',
     unknown_type: '服务器无法理解这个请求。',
@@ -189,11 +193,14 @@ export function registerLocale(code: string, strings: Partial<Strings>): void {
 /** The words for an error: the locale's for a code it knows, else the server's; then its id. */
 export function errorText(
   strings: Strings,
-  error: { code: string; message: string; errorId?: string },
+  error: { code: string; message: string; errorId?: string; retryInMs?: number },
 ): string {
   // Own keys only: a code such as `constructor` must not reach Object.prototype.
-  const words = Object.hasOwn(strings.errors, error.code) ? strings.errors[error.code] : error.message;
-  return words + (error.errorId ? strings.errorId(error.errorId) : '');
+  const known = Object.hasOwn(strings.errors, error.code);
+  const words = known ? strings.errors[error.code] : error.message;
+  // The server's own message already says when, in English; the locale's words do not.
+  const when = known && error.retryInMs ? strings.retryIn(Math.ceil(error.retryInMs / 1000)) : '';
+  return words + when + (error.errorId ? strings.errorId(error.errorId) : '');
 }
 
 /** The strings for a BCP 47 tag: exact match, then the language alone (`zh-TW` -> `zh-CN` for `zh`), then English. */
