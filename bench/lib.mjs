@@ -127,7 +127,7 @@ export async function startAalis(
     OPENAI_API_KEY: 'bench',
     OPENAI_BASE_URL: `${upstreamUrl}/v1`,
     LOG_LEVEL: 'silent',
-    AALIS_DATA_DIR: '',
+    AALIS_DATA_DIR: ':memory:',
   });
   await waitForHttp(`http://127.0.0.1:${port}/healthz`);
   return { child, port };

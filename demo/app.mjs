@@ -26,7 +26,13 @@ export async function startDemo(env = process.env) {
     if (!files.has(file)) return reply.code(404).type('text/plain').send('not found');
     return send(request, reply, file);
   });
-  await server.app.listen({ port: config.port, host: config.host });
+  try {
+    await server.app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // Closed so that the history is released; the caller says what went wrong.
+    await server.close();
+    throw Object.assign(error, { config });
+  }
   const address = server.app.server.address();
   // A wildcard listen address is not a name a browser can use, nor one the server answers to.
   const host = ['0.0.0.0', '::'].includes(config.host) ? '127.0.0.1' : config.host;

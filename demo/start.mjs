@@ -17,16 +17,17 @@ step('building the widget', 'npm', ['run', 'build', '--silent', '-w', '@aalis/wi
 
 const env = { AALIS_DATA_DIR: `${root}.data`, LOG_LEVEL: 'warn', ...process.env };
 const { startDemo } = await import('./app.mjs');
-const { describeHosts } = await import('@aalis/server');
+const { describeHosts, listenProblem, loadConfig } = await import('@aalis/server');
 let demo;
 try {
   demo = await startDemo(env);
 } catch (error) {
-  if (error?.name === 'ConfigError') {
-    console.error(`npm start: ${error.message}`);
-    process.exit(2);
-  }
-  throw error;
+  // Every start-up failure we can explain is one line and exit 2, like aalis-server.
+  const problem =
+    error?.name === 'ConfigError' ? error.message : listenProblem(error, error?.config ?? loadConfig(env));
+  if (!problem) throw error;
+  console.error(`npm start: ${problem}`);
+  process.exit(2);
 }
 const { name, model } = demo.provider;
 // Any other name gets 403 (DNS rebinding): to open the demo from another machine, set

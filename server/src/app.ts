@@ -4,11 +4,12 @@
  * `aalis-server` and the demo run this; a host with its own app registers the plugin.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { ServerConfig } from './config.js';
+import { ConfigError, type ServerConfig } from './config.js';
 import { MemoryHistoryStore } from './history/memory-store.js';
 import { SqliteHistoryStore } from './history/sqlite-store.js';
 import type { HistoryStore } from './history/store.js';
 import { providerFromEnv, type ProviderChoice } from './providers/from-env.js';
+import { dataDirProblem } from './startup-problems.js';
 import { createHostCheck, hostGuardHook } from './transport/host-guard.js';
 import { HEALTH_PATH, aalisChat, type AalisChatOptions } from './transport/plugin.js';
 import { READ_METHODS, setBaseSecurityHeaders } from './transport/security-headers.js';
@@ -19,6 +20,8 @@ export interface AalisServer {
   store: HistoryStore;
   /** Graceful: running turns are told and stored, sockets closed with 1001. */
   close(): Promise<void>;
+  /** Whether /aalis-chat.js has a file to serve (the widget's build). */
+  widgetBuilt(): Promise<boolean>;
 }
 
 export async function createAalisServer(
@@ -27,7 +30,7 @@ export async function createAalisServer(
   extra: Partial<AalisChatOptions> = {},
 ): Promise<AalisServer> {
   const provider = providerFromEnv(env);
-  const store = config.dataDir ? new SqliteHistoryStore(config.dataDir) : new MemoryHistoryStore();
+  const store = config.dataDir ? openHistory(config.dataDir) : new MemoryHistoryStore();
   const app = Fastify({ logger: { level: config.logLevel }, forceCloseConnections: false });
   // The plugin guards its own routes; a whole server guards every route it has, the
   // routes added after this (the demo page) and its 404s included.
@@ -55,5 +58,20 @@ export async function createAalisServer(
     await provider.close();
     store.close();
   });
-  return { app, provider, store, close: () => app.close() };
+  return {
+    app,
+    provider,
+    store,
+    close: () => app.close(),
+    widgetBuilt: async () => (await app.aalis.widget.load()) !== undefined,
+  };
+}
+
+/** The SQLite history in `dataDir`; a directory that cannot hold it is a configuration mistake. */
+function openHistory(dataDir: string): SqliteHistoryStore {
+  try {
+    return new SqliteHistoryStore(dataDir);
+  } catch (error) {
+    throw new ConfigError(dataDirProblem(error, dataDir));
+  }
 }

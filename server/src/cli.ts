@@ -4,6 +4,7 @@
  */
 import { ConfigError, ENVIRONMENT, loadConfig } from './config.js';
 import { createAalisServer } from './app.js';
+import { listenProblem } from './startup-problems.js';
 import { describeHosts } from './transport/host-guard.js';
 
 const HELP = `aalis-server: the Aalis chat protocol server
@@ -23,22 +24,30 @@ export async function main(argv: string[], env: Record<string, string | undefine
     return 0;
   }
   let server;
+  let config;
   try {
-    const config = loadConfig(env);
+    config = loadConfig(env);
     server = await createAalisServer(config, env);
     await server.app.listen({ port: config.port, host: config.host });
     const { name, model } = server.provider;
-    const where = config.dataDir ? `history in ${config.dataDir}` : 'history in memory';
+    const where = config.dataDir
+      ? `history in ${config.dataDir}`
+      : 'history in memory (AALIS_DATA_DIR=:memory:): lost on restart';
     console.log(
       `aalis-server: listening on http://${config.host}:${config.port} (provider ${name}, model ${model}, ${where}); ` +
         `answers to ${describeHosts(config.publicHosts)}`,
     );
   } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`aalis-server: ${error.message}`);
-      return 2;
-    }
-    throw error;
+    const problem = error instanceof ConfigError ? error.message : config && listenProblem(error, config);
+    if (!problem) throw error;
+    console.error(`aalis-server: ${problem}`);
+    await server?.close();
+    return 2;
+  }
+  if (!(await server.widgetBuilt())) {
+    console.log(
+      'aalis-server: the widget is not built, so /aalis-chat.js answers 404: run `npm run build -w @aalis/widget`',
+    );
   }
   const stop = async (signal: string) => {
     console.log(`aalis-server: ${signal}, shutting down`);

@@ -2,6 +2,7 @@
  * The server's configuration, from environment variables. Every mistake is one line
  * naming the variable; `aalis-server --help` prints this table.
  */
+import { resolve } from 'node:path';
 import {
   ConfigError,
   DEFAULT_MODELS,
@@ -15,6 +16,17 @@ import { listenHostEntry, parseHost } from './transport/host-guard.js';
 
 export { ConfigError };
 
+/** The history's directory when none is named: durable by default, next to where the server runs. */
+export const DEFAULT_DATA_DIR = 'aalis-data';
+/** The value of AALIS_DATA_DIR that keeps history in memory (SQLite's own name for it). */
+export const IN_MEMORY = ':memory:';
+
+function dataDirFrom(value: string | undefined): string | undefined {
+  const named = value?.trim();
+  if (named === IN_MEMORY) return undefined;
+  return resolve(named || DEFAULT_DATA_DIR);
+}
+
 export interface ServerConfig {
   port: number;
   host: string;
@@ -26,7 +38,7 @@ export interface ServerConfig {
    */
   publicHosts: string[];
   metricsToken: string | undefined;
-  /** Empty: history in memory only. */
+  /** Where the SQLite history lives; undefined keeps it in memory (`AALIS_DATA_DIR=:memory:`). */
   dataDir: string | undefined;
   logLevel: string;
   /** Arguments one tool call may have before it is cut off and never run. */
@@ -64,7 +76,11 @@ export const ENVIRONMENT: Array<[name: string, fallback: string, meaning: string
     '',
     'bearer token for GET /healthz/details from other machines (loopback needs none)',
   ],
-  ['AALIS_DATA_DIR', '', 'directory for the SQLite history; empty keeps history in memory'],
+  [
+    'AALIS_DATA_DIR',
+    `./${DEFAULT_DATA_DIR}`,
+    'directory for the SQLite history (created when missing); :memory: keeps it in memory, lost on restart',
+  ],
   ...UPSTREAM_TIMEOUT_VARIABLES.map(([name, fallback, meaning]): [string, string, string] => [
     name,
     String(fallback),
@@ -99,7 +115,7 @@ export function loadConfig(env: Env): ServerConfig {
     allowedOrigins: parseOrigins(env.AALIS_ALLOWED_ORIGINS ?? ''),
     publicHosts: listenHost && !publicHosts.includes(listenHost) ? [...publicHosts, listenHost] : publicHosts,
     metricsToken: env.AALIS_METRICS_TOKEN || undefined,
-    dataDir: env.AALIS_DATA_DIR?.trim() || undefined,
+    dataDir: dataDirFrom(env.AALIS_DATA_DIR),
     logLevel,
     maxToolArgumentChars: wholeNumber(env, 'AALIS_MAX_TOOL_ARGUMENT_CHARS', DEFAULT_MAX_TOOL_ARGUMENT_CHARS, {
       max: 100_000_000,

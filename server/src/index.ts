@@ -3,6 +3,7 @@ export { aalisChat, type AalisChatOptions } from './transport/plugin.js';
 export { createAalisServer, type AalisServer } from './app.js';
 export { loadConfig, ConfigError, type ServerConfig } from './config.js';
 export { describeHosts } from './transport/host-guard.js';
+export { listenProblem } from './startup-problems.js';
 export { SessionHub, type Peer } from './sessions/session-hub.js';
 export { Agent, type AgentOptions, type TurnResult, type ToolExecuteEvent } from './agent/agent.js';
 export type { ChatProvider, ChatRequest, ModelMessage, ToolSpec } from './providers/types.js';

@@ -141,7 +141,12 @@ describe('Host: the server answers only to its own names (DNS rebinding)', () =>
   });
 
   test('the whole server refuses unknown Hosts on every route, its 404s and routes added later included', async () => {
-    const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' });
+    const config = loadConfig({
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      AALIS_DATA_DIR: ':memory:',
+    });
     whole = await createAalisServer(config, {});
     whole.app.get('/', async () => 'the page');
     await whole.app.listen({ port: 0, host: '127.0.0.1' });
@@ -165,7 +170,7 @@ describe('Host: the server answers only to its own names (DNS rebinding)', () =>
 
   const lan = externalAddress();
   test.skipIf(!lan)('a server listening on one specific address answers to that address', async () => {
-    const config = loadConfig({ HOST: lan!, PORT: '0', LOG_LEVEL: 'silent' });
+    const config = loadConfig({ HOST: lan!, PORT: '0', LOG_LEVEL: 'silent', AALIS_DATA_DIR: ':memory:' });
     expect(config.publicHosts).toEqual([lan]);
     whole = await createAalisServer(config, {});
     await whole.app.listen({ port: 0, host: lan! });
@@ -227,6 +232,7 @@ describe('AALIS_PUBLIC_HOSTS and AALIS_METRICS_TOKEN in the configuration', () =
         PORT: '0',
         HOST: '127.0.0.1',
         AALIS_PUBLIC_HOSTS: 'chat.example.com',
+        AALIS_DATA_DIR: ':memory:',
         LOG_LEVEL: 'silent',
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -130,6 +131,53 @@ describe('aalis-server', () => {
     const { code, err } = await run([], env);
     expect(code).toBe(2);
     expect(err.trim()).toBe(line);
+  });
+
+  test('a port in use is one line naming it and what to change, exit 2', async () => {
+    const taken = createNetServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => taken.once('listening', resolve));
+    const { port } = taken.address() as { port: number };
+    try {
+      const { code, err } = await run([], { PORT: String(port), AALIS_DATA_DIR: ':memory:' });
+      expect(code).toBe(2);
+      expect(err.trim()).toBe(
+        `aalis-server: port ${port} on 127.0.0.1 is already in use (another aalis-server, or npm start?): set PORT to a free port`,
+      );
+    } finally {
+      taken.close();
+    }
+  });
+
+  test('a data directory that cannot hold the history is one line, exit 2', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aalis-cli-'));
+    try {
+      writeFileSync(join(dir, 'a-file'), '');
+      const { code, err } = await run([], { PORT: '0', AALIS_DATA_DIR: join(dir, 'a-file', 'data') });
+      expect(code).toBe(2);
+      expect(err.trim().split('\n')).toHaveLength(1);
+      expect(err).toMatch(
+        /^aalis-server: AALIS_DATA_DIR .*a-file\/data cannot hold the history \(ENOTDIR: .*\): set it to a writable directory, or to :memory:/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('history is durable by default: SQLite in ./aalis-data, and the start line says where', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'aalis-cli-cwd-'));
+    const child = spawn(process.execPath, [bin], { cwd, env: { PATH: process.env.PATH!, PORT: '0' } });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    try {
+      const started = Date.now();
+      while (!/aalis-server: listening/.test(out) && Date.now() - started < 10_000)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(out).toContain(`history in ${join(cwd, 'aalis-data')}`);
+      expect(existsSync(join(cwd, 'aalis-data', 'aalis.sqlite'))).toBe(true);
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 
   test('serves a demo turn with SQLite history, logs a line per turn and connection, and stops on SIGTERM', async () => {

@@ -71,7 +71,7 @@ export interface AalisChatOptions {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    aalis: { hub: SessionHub; agent: Agent; store: HistoryStore };
+    aalis: { hub: SessionHub; agent: Agent; store: HistoryStore; widget: WidgetFile };
   }
 }
 
@@ -102,7 +102,8 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
     logger: app.log,
   });
   const hub = new SessionHub({ agent, store, logger: app.log, ...options.sessions });
-  app.decorate('aalis', { hub, agent, store });
+  const widget = new WidgetFile(options.widgetFile ?? defaultWidgetFile());
+  app.decorate('aalis', { hub, agent, store, widget });
 
   const connectionOptions: ConnectionOptions = {
     ...defaultConnectionOptions,
@@ -214,7 +215,6 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
   });
   answerOptions('/origin-check', READ_METHODS, true);
 
-  const widget = new WidgetFile(options.widgetFile ?? defaultWidgetFile());
   app.get('/aalis-chat.js', { onRequest: guarded }, async (request, reply) => {
     const asset = await widget.load();
     if (!asset) {

@@ -92,6 +92,7 @@ describe('a tool call over the cap', () => {
       OPENAI_API_KEY: 'sk-test',
       OPENAI_BASE_URL: `${upstream.url}/v1`,
       AALIS_MAX_TOOL_ARGUMENT_CHARS: '1000',
+      AALIS_DATA_DIR: ':memory:',
     };
     const aalis = await createAalisServer(loadConfig(env), env);
     try {
