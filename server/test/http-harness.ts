@@ -15,6 +15,8 @@ export interface HttpAnswer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;
+  /** The body as it came over the wire (still compressed, when it was). */
+  bytes: Buffer;
 }
 
 /** One request to `address:port`, with exactly the headers given (Host included). */
@@ -35,13 +37,10 @@ export function httpRequest(
     const req = request({ host: address, port, path, method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          body: Buffer.concat(chunks).toString(),
-        }),
-      );
+      res.on('end', () => {
+        const bytes = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: bytes.toString(), bytes });
+      });
     });
     req.on('error', reject);
     req.end();

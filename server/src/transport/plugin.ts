@@ -31,7 +31,7 @@ import {
   setPublicResourceHeaders,
 } from './security-headers.js';
 import { refusalCloseCode } from './ws-refusals.js';
-import { WidgetFile, defaultWidgetFile } from './widget-file.js';
+import { WidgetFile, chooseEncoding, defaultWidgetFile } from './widget-file.js';
 
 export interface AalisChatOptions {
   provider: ChatProvider;
@@ -225,9 +225,18 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
     }
     // A module script from another origin is blocked without CORS.
     setPublicResourceHeaders(reply);
-    void reply.header('cache-control', 'public, max-age=300').header('etag', asset.etag);
-    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
-    return reply.type('text/javascript; charset=utf-8').send(asset.body);
+    const encoding = chooseEncoding(request.headers['accept-encoding']);
+    const etag = encoding === 'identity' ? asset.etag : `${asset.etag.slice(0, -1)}-${encoding}"`;
+    // The address is not versioned (pages embed /aalis-chat.js): a short freshness, then
+    // a revalidation by ETag that costs a 304, and a stale copy meanwhile rather than a wait.
+    void reply
+      .header('cache-control', 'public, max-age=300, stale-while-revalidate=86400')
+      .header('vary', 'accept-encoding')
+      .header('etag', etag);
+    if (request.headers['if-none-match']?.split(/\s*,\s*/).includes(etag)) return reply.code(304).send();
+    if (encoding !== 'identity') void reply.header('content-encoding', encoding);
+    const body = encoding === 'identity' ? asset.body : asset[encoding];
+    return reply.type('text/javascript; charset=utf-8').send(body);
   });
   answerOptions('/aalis-chat.js', READ_METHODS, true);
 };
