@@ -113,3 +113,23 @@ describe('the demo page under its Content-Security-Policy', () => {
     await page.close();
   }, 30_000);
 });
+
+describe('the demo page itself', () => {
+  test('loads without a single failed request (the icon included), and Dark darkens the page', async () => {
+    await e2e.start([]);
+    const page = await e2e.browser.newPage({ viewport: { width: 1280, height: 860 } });
+    const failed: string[] = [];
+    page.on('response', (response) => {
+      if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
+    });
+    await page.goto(e2e.demo.url);
+    await page.locator('aalis-chat .status[hidden]').waitFor({ state: 'attached' });
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(await background()).toBe('rgb(251, 250, 247)');
+    await page.locator('[data-theme="dark"]').click();
+    expect(await background()).toBe('rgb(23, 22, 20)');
+    expect(await page.evaluate(() => getComputedStyle(document.body).color)).toBe('rgb(237, 234, 228)');
+    expect(failed).toEqual([]);
+    await page.close();
+  }, 30_000);
+});

@@ -3,7 +3,7 @@
  * the provider the environment names, and SQLite history when a data directory is set.
  * `aalis-server` and the demo run this; a host with its own app registers the plugin.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { ConfigError, type ServerConfig } from './config.js';
 import { MemoryHistoryStore } from './history/memory-store.js';
 import { SqliteHistoryStore } from './history/sqlite-store.js';
@@ -31,7 +31,23 @@ export async function createAalisServer(
 ): Promise<AalisServer> {
   const provider = providerFromEnv(env);
   const store = config.dataDir ? openHistory(config.dataDir) : new MemoryHistoryStore();
-  const app = Fastify({ logger: { level: config.logLevel }, forceCloseConnections: false });
+  // One line per request, when it is answered (Fastify's own logging writes two).
+  const app = Fastify({
+    logger: { level: config.logLevel },
+    forceCloseConnections: false,
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      'request',
+    );
+  });
   // The plugin guards its own routes; a whole server guards every route it has, the
   // routes added after this (the demo page) and its 404s included.
   const publicHosts = extra.publicHosts ?? config.publicHosts;

@@ -205,6 +205,18 @@ describe('aalis-server', () => {
       await new Promise((r) => setTimeout(r, 100));
       expect(out).toMatch(/"msg":"turn ended"/);
       expect(out).toMatch(/"msg":"connection closed"/);
+      // One line per HTTP request, not Fastify's two.
+      await fetch(`${base}/healthz`);
+      await new Promise((r) => setTimeout(r, 100));
+      const lines = out.split('\n').filter((line) => line.includes('/healthz'));
+      expect(lines).toHaveLength(1);
+      expect(JSON.parse(lines[0]!)).toMatchObject({
+        msg: 'request',
+        method: 'GET',
+        url: '/healthz',
+        status: 200,
+      });
+      expect(out).not.toContain('incoming request');
       const exited = new Promise((resolve) => child.on('close', resolve));
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
