@@ -20,6 +20,21 @@ const readCounts = (file, map) => {
   }
 };
 
+/** A vitest run with its counts read from its JSON report. */
+function vitest(report, files = [], env = {}) {
+  const file = `${results}/${report}.json`;
+  const ok = run(
+    'npx',
+    ['vitest', 'run', ...files, '--reporter=default', '--reporter=json', `--outputFile.json=${file}`],
+    env,
+  );
+  const counts = readCounts(file, (r) => ({
+    passed: r.numPassedTests,
+    failed: r.numFailedTests + (r.success || r.numFailedTests ? 0 : 1),
+  }));
+  return { ok, counts };
+}
+
 const steps = [
   {
     // Also builds the server and the widget: tests run the command and the one-file
@@ -36,22 +51,10 @@ const steps = [
     name: 'lint',
     run: () => ({ ok: run('npx', ['eslint', '.']) && run('npx', ['prettier', '--check', '.']) }),
   },
+  { name: 'node tests (vitest)', run: () => vitest('node') },
   {
-    name: 'node tests (vitest)',
-    run: () => {
-      const ok = run('npx', [
-        'vitest',
-        'run',
-        '--reporter=default',
-        '--reporter=json',
-        `--outputFile.json=${results}/node.json`,
-      ]);
-      const counts = readCounts(`${results}/node.json`, (r) => ({
-        passed: r.numPassedTests,
-        failed: r.numFailedTests + (r.success || r.numFailedTests ? 0 : 1),
-      }));
-      return { ok, counts };
-    },
+    name: 'packages (npm pack, installed outside the workspace, used)',
+    run: () => vitest('packages', ['demo/test/packages.test.ts'], { AALIS_PACKAGES_TEST: '1' }),
   },
   {
     name: 'browser tests (web-test-runner, Chromium)',

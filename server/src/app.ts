@@ -79,7 +79,7 @@ export async function createAalisServer(
     provider,
     store,
     close: () => app.close(),
-    widgetBuilt: async () => (await app.aalis.widget.load()) !== undefined,
+    widgetBuilt: () => app.aalis.widget.exists(),
   };
 }
 

@@ -44,11 +44,6 @@ export async function main(argv: string[], env: Record<string, string | undefine
     await server?.close();
     return 2;
   }
-  if (!(await server.widgetBuilt())) {
-    console.log(
-      'aalis-server: the widget is not built, so /aalis-chat.js answers 404: run `npm run build -w @aalis/widget`',
-    );
-  }
   const stop = async (signal: string) => {
     console.log(`aalis-server: ${signal}, shutting down`);
     await server.close();
@@ -56,5 +51,10 @@ export async function main(argv: string[], env: Record<string, string | undefine
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+  if (!(await server.widgetBuilt())) {
+    console.log(
+      'aalis-server: the widget is not built, so /aalis-chat.js answers 404: run `npm run build -w @aalis/widget`',
+    );
+  }
   return -1;
 }

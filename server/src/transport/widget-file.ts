@@ -37,6 +37,15 @@ export class WidgetFile {
 
   constructor(readonly path: string | undefined) {}
 
+  /** Whether the file is there to serve (without reading it). */
+  async exists(): Promise<boolean> {
+    if (!this.path) return false;
+    return stat(this.path).then(
+      () => true,
+      () => false,
+    );
+  }
+
   /** The file, or undefined when it has not been built. */
   async load(): Promise<WidgetAsset | undefined> {
     if (!this.path) return undefined;

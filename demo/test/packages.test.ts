@@ -1,0 +1,120 @@
+/**
+ * The packages as a registry would hand them out: each workspace packed with `npm pack`,
+ * the tarballs installed into an empty project outside this repository (its other
+ * dependencies from the npm registry), and used there the four ways a site owner does:
+ * the protocol imported in Node, `npx aalis-server` serving the widget and health, the
+ * Fastify plugin in a ten-line app, and a page importing the widget built with Vite.
+ * A dependency missing from a package.json, or a `files` entry that leaves out what
+ * runs, fails here and nowhere else.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { freePort } from './e2e-harness.js';
+
+const root = new URL('../..', import.meta.url).pathname;
+const project = mkdtempSync(join(tmpdir(), 'aalis-installed-'));
+const children: ChildProcess[] = [];
+
+const run = (command: string, args: string[], cwd = project): string =>
+  execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
+
+beforeAll(() => {
+  const packed = join(project, 'packed');
+  mkdirSync(packed);
+  for (const workspace of ['protocol', 'server', 'widget']) {
+    run('npm', ['pack', '--silent', '--pack-destination', packed, '-w', `@aalis/${workspace}`], root);
+  }
+  const tarballs = readdirSync(packed).map((file) => join(packed, file));
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({
+      name: 'a-site',
+      private: true,
+      type: 'module',
+      // What a site owner allows: the native SQLite binding, and Vite's bundler.
+      allowScripts: { 'better-sqlite3': true, esbuild: true },
+    }),
+  );
+  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs, 'vite@~8.4.0']);
+}, 600_000);
+
+afterAll(() => {
+  for (const child of children) child.kill('SIGKILL');
+  rmSync(project, { recursive: true, force: true });
+});
+
+test('@aalis/protocol imports in Node and decodes a frame', () => {
+  const out = run('node', [
+    '--input-type=module',
+    '-e',
+    `import { decodeClientFrame, PROTOCOL_VERSION } from '@aalis/protocol';
+     const good = decodeClientFrame(JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION }));
+     const bad = decodeClientFrame('{"type":"send"}');
+     console.log(JSON.stringify([good.ok, bad.ok, bad.error?.message]));`,
+  ]);
+  expect(JSON.parse(out)).toEqual([true, false, 'send.text: required']);
+});
+
+/** Starts a command that serves HTTP; resolves with its base URL once it answers. */
+async function serve(command: string, args: string[], env: Record<string, string>): Promise<string> {
+  const port = await freePort();
+  const child = spawn(command, args, {
+    cwd: project,
+    env: { PATH: process.env.PATH!, PORT: String(port), LOG_LEVEL: 'warn', ...env },
+  });
+  children.push(child);
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const base = `http://127.0.0.1:${port}`;
+  for (const started = Date.now(); Date.now() - started < 20_000;) {
+    const answer = await fetch(`${base}/healthz`).catch(() => undefined);
+    if (answer?.ok) return base;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${command} ${args.join(' ')} did not start: ${output}`);
+}
+
+test('npx aalis-server serves the widget and health from the installed packages', async () => {
+  const base = await serve('npx', ['aalis-server'], { AALIS_DATA_DIR: join(project, 'data') });
+  expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ ok: true });
+  const script = await fetch(`${base}/aalis-chat.js`);
+  expect(script.status).toBe(200);
+  expect(await script.text()).toContain('aalis-chat');
+}, 60_000);
+
+test('the Fastify plugin runs in a ten-line app', async () => {
+  writeFileSync(
+    join(project, 'app.js'),
+    `import Fastify from 'fastify';
+import { aalisChat, DemoProvider, MemoryHistoryStore } from '@aalis/server';
+
+const app = Fastify();
+await app.register(aalisChat, {
+  provider: new DemoProvider(),
+  model: 'aalis-demo',
+  store: new MemoryHistoryStore(),
+});
+await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
+`,
+  );
+  const base = await serve('node', ['app.js'], {});
+  expect((await fetch(`${base}/aalis-chat.js`)).status).toBe(200);
+}, 60_000);
+
+test('a page importing @aalis/widget builds with Vite', () => {
+  writeFileSync(
+    join(project, 'index.html'),
+    '<aalis-chat server="http://127.0.0.1:8787"></aalis-chat><script type="module" src="/main.js"></script>',
+  );
+  writeFileSync(
+    join(project, 'main.js'),
+    "import '@aalis/widget';\nconsole.log(customElements.get('aalis-chat'));\n",
+  );
+  run('npx', ['vite', 'build', '--logLevel', 'error']);
+  const assets = readdirSync(join(project, 'dist', 'assets'));
+  expect(assets.some((file) => file.endsWith('.js'))).toBe(true);
+}, 120_000);
