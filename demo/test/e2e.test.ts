@@ -216,6 +216,26 @@ describe('a page on another origin', () => {
     }
   }, 30_000);
 
+  test('the Vue example opens one socket, binds the element, and chats', async () => {
+    e2e.port ||= await freePort();
+    const site = await serveExamples({ port: 0, chatServer: `http://127.0.0.1:${e2e.port}` });
+    try {
+      await e2e.start([answer('Hello, Vue.')], { AALIS_ALLOWED_ORIGINS: site.url });
+      const page = await e2e.browser.newPage();
+      const sockets: string[] = [];
+      page.on('websocket', (socket) => sockets.push(socket.url()));
+      await page.goto(`${site.url}/vue/`);
+      await page.locator('text=Connection: connected').waitFor({ timeout: 5_000 });
+      await ask(page, 'hi');
+      await turnEnded(page);
+      await page.locator('text=answers received: 1').waitFor({ timeout: 5_000 });
+      expect(sockets).toHaveLength(1);
+      await page.close();
+    } finally {
+      await site.close();
+    }
+  }, 30_000);
+
   test('is refused with a visible error when its origin is not allowed', async () => {
     e2e.port ||= await freePort();
     const site = await serveExamples({ port: 0, chatServer: `http://127.0.0.1:${e2e.port}` });
