@@ -20,3 +20,33 @@ export function logErrorWithId(
   logger.error({ ...context, err: error, errorId }, what);
   return errorId;
 }
+
+/** What a host app hears of each error a visitor was given only an id for. */
+export type ErrorListener = (error: unknown, context: { errorId: string; what: string }) => void;
+
+export interface Logger extends ErrorLogger {
+  info(object: object, message: string): void;
+  warn(object: object, message: string): void;
+}
+
+/**
+ * The logger, also telling `onError` of every error logged under an id (for a host's own
+ * error tracker). A listener that throws is logged, never passed on to the turn.
+ */
+export function reportingErrors(logger: Logger, onError: ErrorListener | undefined): Logger {
+  if (!onError) return logger;
+  return {
+    info: (object, message) => logger.info(object, message),
+    warn: (object, message) => logger.warn(object, message),
+    error: (object, message) => {
+      logger.error(object, message);
+      const { err, errorId } = object as { err?: unknown; errorId?: unknown };
+      if (typeof errorId !== 'string') return;
+      try {
+        onError(err, { errorId, what: message });
+      } catch (thrown) {
+        logger.warn({ err: thrown, errorId }, 'the onError listener threw');
+      }
+    },
+  };
+}

@@ -14,6 +14,7 @@ import fp from 'fastify-plugin';
 import type { WebSocket } from 'ws';
 import { CloseCode } from '@aalis/protocol';
 import { Agent } from '../agent/agent.js';
+import { reportingErrors, type ErrorListener } from '../log-error.js';
 import { MemoryHistoryStore } from '../history/memory-store.js';
 import type { HistoryStore } from '../history/store.js';
 import type { ChatProvider } from '../providers/types.js';
@@ -45,6 +46,11 @@ export interface AalisChatOptions {
   waitingNoticeMs?: number;
   /** Longest tool result kept, as text (default 100,000 characters); a longer one is cut. */
   maxToolResultChars?: number;
+  /**
+   * Hears every error a visitor was told only by its id (a provider's failure, a tool's
+   * exception, a store that failed), with the error itself: for your own error tracker.
+   */
+  onError?: ErrorListener;
   /** Where history is kept; in memory by default (lost on restart). */
   store?: HistoryStore;
   /** Exact origins allowed to open the socket besides the server's own; `*` for any. */
@@ -99,9 +105,14 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
     ...(options.maxRounds ? { maxRounds: options.maxRounds } : {}),
     ...(options.waitingNoticeMs ? { waitingNoticeMs: options.waitingNoticeMs } : {}),
     ...(options.maxToolResultChars ? { maxToolResultChars: options.maxToolResultChars } : {}),
-    logger: app.log,
+    logger: reportingErrors(app.log, options.onError),
   });
-  const hub = new SessionHub({ agent, store, logger: app.log, ...options.sessions });
+  const hub = new SessionHub({
+    agent,
+    store,
+    logger: reportingErrors(app.log, options.onError),
+    ...options.sessions,
+  });
   const widget = new WidgetFile(options.widgetFile ?? defaultWidgetFile());
   app.decorate('aalis', { hub, agent, store, widget });
 
@@ -173,7 +184,12 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
 
   app.get('/ws', { websocket: true, onRequest: [...guarded, checkOrigin] }, (socket, request) => {
     const log = request.log;
-    const connection = new ClientConnection(socket, hub, connectionOptions, log);
+    const connection = new ClientConnection(
+      socket,
+      hub,
+      connectionOptions,
+      reportingErrors(log, options.onError),
+    );
     const tracked: TrackedSocket = { connection, alive: true };
     sockets.set(socket, tracked);
     // Attached before anything is awaited, so no early frame is lost.

@@ -188,3 +188,19 @@ describe('long silences are said, and end in time', () => {
     expect(joined.view.messages.at(-1)).toMatchObject({ status: 'complete' });
   });
 });
+
+test('a host app hears each such error with its id through onError (for its own tracker)', async () => {
+  const heard: Array<{ error: unknown; errorId: string; what: string }> = [];
+  server = await startServer({
+    replies: [{ status: 401, body: SECRET_401 }],
+    onError: (error, { errorId, what }) => heard.push({ error, errorId, what }),
+  });
+  const client = await server.connect();
+  await client.hello();
+  client.send({ type: 'send', text: 'hi' });
+  await client.turnEnd();
+  const told = client.of('error')[0]!;
+  expect(heard).toHaveLength(1);
+  expect(heard[0]).toMatchObject({ errorId: told.errorId, what: 'model request failed (auth)' });
+  expect((heard[0]!.error as Error).message).toContain('sk-proj');
+});

@@ -5,7 +5,14 @@
  * server refused us for good). The socket is made by a factory, so tests drive the
  * element through a transport of their own.
  */
-import { CloseCode, PROTOCOL_VERSION, decodeServerFrame, type ServerFrame } from '@aalis/protocol/client';
+import {
+  CloseCode,
+  PROTOCOL_VERSION,
+  decodeServerFrame,
+  type ClientFrame,
+  type HelloFrame,
+  type ServerFrame,
+} from '@aalis/protocol/client';
 
 export type ConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'offline';
 
@@ -87,7 +94,7 @@ export class Connection {
   }
 
   /** Sends a frame; false when there is no open connection to send it on. */
-  send(frame: object): boolean {
+  send(frame: ClientFrame): boolean {
     if (this.state !== 'connected' || !this.#socket) return false;
     this.#socket.send(JSON.stringify(frame));
     return true;
@@ -154,14 +161,13 @@ export class Connection {
 
   #sayHello(socket: SocketLike): void {
     const { sessionId, token } = this.callbacks.hello();
-    socket.send(
-      JSON.stringify({
-        type: 'hello',
-        protocol: PROTOCOL_VERSION,
-        ...(sessionId ? { sessionId } : {}),
-        ...(token ? { token } : {}),
-      }),
-    );
+    const hello: HelloFrame = {
+      type: 'hello',
+      protocol: PROTOCOL_VERSION,
+      ...(sessionId ? { sessionId } : {}),
+      ...(token ? { token } : {}),
+    };
+    socket.send(JSON.stringify(hello));
   }
 
   #scheduleRetry(minMs = 0): void {
