@@ -34,7 +34,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
       ? `history in ${config.dataDir}`
       : 'history in memory (AALIS_DATA_DIR=:memory:): lost on restart';
     console.log(
-      `aalis-server: listening on http://${config.host}:${config.port} (provider ${name}, model ${model}, ${where}); ` +
+      `aalis-server: listening on http://${config.host}:${listeningPort(server, config.port)} (provider ${name}, model ${model}, ${where}); ` +
         `answers to ${describeHosts(config.publicHosts)}`,
     );
   } catch (error) {
@@ -57,4 +57,10 @@ export async function main(argv: string[], env: Record<string, string | undefine
     );
   }
   return -1;
+}
+
+/** The port really listened on: PORT=0 asks the system for a free one. */
+function listeningPort(server: { app: { server: { address(): unknown } } }, configured: number): number {
+  const address = server.app.server.address();
+  return typeof address === 'object' && address !== null ? (address as { port: number }).port : configured;
 }

@@ -125,41 +125,41 @@ export function loadConfig(env: Env): ServerConfig {
 }
 
 function parseOrigins(text: string): string[] {
-  return text
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean)
-    .map((entry) => {
-      if (entry === '*') return entry;
-      let url: URL;
-      try {
-        url = new URL(entry);
-      } catch {
-        throw new ConfigError(
-          `AALIS_ALLOWED_ORIGINS: "${entry}" is not an origin like https://shop.example.com`,
-        );
-      }
-      if (url.origin === 'null' || url.pathname !== '/' || url.search || entry.endsWith('/')) {
-        throw new ConfigError(
-          `AALIS_ALLOWED_ORIGINS: "${entry}" is not an origin like https://shop.example.com (no path)`,
-        );
-      }
-      return url.origin;
-    });
+  return listEntries(text).map((entry) => {
+    if (entry === '*') return entry;
+    let url: URL;
+    try {
+      url = new URL(entry);
+    } catch {
+      throw new ConfigError(
+        `AALIS_ALLOWED_ORIGINS: "${entry}" is not an origin like https://shop.example.com`,
+      );
+    }
+    if (url.origin === 'null' || url.pathname !== '/' || url.search || entry.endsWith('/')) {
+      throw new ConfigError(
+        `AALIS_ALLOWED_ORIGINS: "${entry}" is not an origin like https://shop.example.com (no path)`,
+      );
+    }
+    return url.origin;
+  });
 }
 
 function parsePublicHosts(text: string): string[] {
+  return listEntries(text).map((entry) => {
+    if (entry === '*') return entry;
+    const host = parseHost(entry);
+    if (!host)
+      throw new ConfigError(
+        `AALIS_PUBLIC_HOSTS: "${entry}" is not a host name like chat.example.com or chat.example.com:8443 (no scheme, no path)`,
+      );
+    return host.port === undefined ? host.hostname : `${host.hostname}:${host.port}`;
+  });
+}
+
+/** The entries of a comma-separated variable, trimmed, empty ones dropped. */
+function listEntries(text: string): string[] {
   return text
     .split(',')
     .map((entry) => entry.trim())
-    .filter(Boolean)
-    .map((entry) => {
-      if (entry === '*') return entry;
-      const host = parseHost(entry);
-      if (!host)
-        throw new ConfigError(
-          `AALIS_PUBLIC_HOSTS: "${entry}" is not a host name like chat.example.com or chat.example.com:8443 (no scheme, no path)`,
-        );
-      return host.port === undefined ? host.hostname : `${host.hostname}:${host.port}`;
-    });
+    .filter(Boolean);
 }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { fixture } from './fake-upstream.js';
+import { AALIS_SERVER_BIN as bin, startCli } from './cli-harness.js';
 import { TestClient, startServer, type Harness } from './ws-harness.js';
 
 let server: Harness | undefined;
@@ -93,7 +94,6 @@ describe('HTTP routes', () => {
 });
 
 describe('aalis-server', () => {
-  const bin = new URL('../bin/aalis-server.js', import.meta.url).pathname;
   const run = (args: string[], env: Record<string, string>) =>
     new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
       const child = spawn(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH!, ...env } });
@@ -165,50 +165,37 @@ describe('aalis-server', () => {
 
   test('history is durable by default: SQLite in ./aalis-data, and the start line says where', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'aalis-cli-cwd-'));
-    const child = spawn(process.execPath, [bin], { cwd, env: { PATH: process.env.PATH!, PORT: '0' } });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
+    const cli = await startCli({ PORT: '0' }, cwd);
     try {
-      const started = Date.now();
-      while (!/aalis-server: listening/.test(out) && Date.now() - started < 10_000)
-        await new Promise((r) => setTimeout(r, 50));
-      expect(out).toContain(`history in ${join(cwd, 'aalis-data')}`);
+      expect(cli.output()).toContain(`history in ${join(cwd, 'aalis-data')}`);
       expect(existsSync(join(cwd, 'aalis-data', 'aalis.sqlite'))).toBe(true);
     } finally {
-      child.kill('SIGKILL');
+      cli.child.kill('SIGKILL');
       rmSync(cwd, { recursive: true, force: true });
     }
   });
 
   test('serves a demo turn with SQLite history, logs a line per turn and connection, and stops on SIGTERM', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'aalis-cli-'));
-    const child = spawn(process.execPath, [bin], {
-      env: { PATH: process.env.PATH!, PORT: '0', AALIS_DATA_DIR: dataDir },
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
+    const cli = await startCli({ PORT: '0', AALIS_DATA_DIR: dataDir });
+    const { child, base } = cli;
     try {
-      const started = Date.now();
-      while (
-        !/"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/.test(out) &&
-        Date.now() - started < 10_000
-      ) {
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      const base = /"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/.exec(out)![1]!;
-      expect(out).toMatch(/provider demo, model aalis-demo, history in /);
+      expect(cli.output()).toMatch(/provider demo, model aalis-demo, history in /);
       const client = await TestClient.open(`${base.replace('http', 'ws')}/ws`);
       await client.hello();
       client.send({ type: 'send', text: 'hello' });
       expect((await client.turnEnd()).message.status).toBe('complete');
       client.socket.close();
       await new Promise((r) => setTimeout(r, 100));
-      expect(out).toMatch(/"msg":"turn ended"/);
-      expect(out).toMatch(/"msg":"connection closed"/);
+      expect(cli.output()).toMatch(/"msg":"turn ended"/);
+      expect(cli.output()).toMatch(/"msg":"connection closed"/);
       // One line per HTTP request, not Fastify's two.
       await fetch(`${base}/healthz`);
       await new Promise((r) => setTimeout(r, 100));
-      const lines = out.split('\n').filter((line) => line.includes('/healthz'));
+      const lines = cli
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('/healthz'));
       expect(lines).toHaveLength(1);
       expect(JSON.parse(lines[0]!)).toMatchObject({
         msg: 'request',
@@ -216,7 +203,7 @@ describe('aalis-server', () => {
         url: '/healthz',
         status: 200,
       });
-      expect(out).not.toContain('incoming request');
+      expect(cli.output()).not.toContain('incoming request');
       const exited = new Promise((resolve) => child.on('close', resolve));
       child.kill('SIGTERM');
       expect(await exited).toBe(0);

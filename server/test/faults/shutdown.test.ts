@@ -3,15 +3,15 @@
  * data directory. What must hold: the stored answer says the server stopped it (not the
  * visitor's Stop), and a reloaded page shows so.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import { fixture, startFakeUpstream, type FakeUpstream } from '../fake-upstream.js';
+import { startCli } from '../cli-harness.js';
 import { TestClient } from '../ws-harness.js';
 
-const bin = new URL('../../bin/aalis-server.js', import.meta.url).pathname;
 let upstream: FakeUpstream | undefined;
 let child: ChildProcess | undefined;
 let dataDir: string | undefined;
@@ -23,24 +23,14 @@ afterEach(async () => {
 
 /** Starts the command on the fake upstream; resolves with its ws:// URL. */
 async function start(): Promise<string> {
-  child = spawn(process.execPath, [bin], {
-    env: {
-      PATH: process.env.PATH!,
-      PORT: '0',
-      AALIS_DATA_DIR: dataDir!,
-      OPENAI_API_KEY: 'sk-test',
-      OPENAI_BASE_URL: `${upstream!.url}/v1`,
-    },
+  const cli = await startCli({
+    PORT: '0',
+    AALIS_DATA_DIR: dataDir!,
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: `${upstream!.url}/v1`,
   });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  const started = Date.now();
-  const listening = /"msg":"Server listening at http:\/\/(127\.0\.0\.1:\d+)"/;
-  while (!listening.test(out)) {
-    if (Date.now() - started > 10_000) throw new Error(`aalis-server did not start: ${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return `ws://${listening.exec(out)![1]}/ws`;
+  child = cli.child;
+  return `${cli.base.replace('http', 'ws')}/ws`;
 }
 
 test('a turn stopped by SIGTERM is stored as stopped by the server, and a restart shows it', async () => {
