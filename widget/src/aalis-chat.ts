@@ -1,38 +1,31 @@
 import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { property, query, state } from 'lit/decorators.js';
 import { guard } from 'lit/directives/guard.js';
-import { live } from 'lit/directives/live.js';
 import { repeat } from 'lit/directives/repeat.js';
 import {
   ErrorCode,
   Limits,
   clockOffset,
   emptyView,
-  progressList,
   reduce,
   toServerTime,
   type ChatMessage,
   type ChatView,
   type MessageError,
   type ServerFrame,
-  type TurnView,
 } from '@aalis/protocol/client';
-import { renderCards, renderParts, type PartContext } from './components/parts.js';
-import { turnStatusText } from './components/turn-status.js';
-import { sendIcon, stopIcon } from './components/icons.js';
-import {
-  Connection,
-  browserSocket,
-  type ConnectionState,
-  type SocketFactory,
-} from './controllers/connection.js';
-import { AalisConnectionChangeEvent, AalisErrorEvent, AalisMessageEvent, AalisSendEvent } from './events.js';
+import { ChatConnection } from './controllers/chat-connection.js';
+import { browserSocket, type ConnectionState, type SocketFactory } from './controllers/connection.js';
+import { StickToBottom } from './controllers/stick-to-bottom.js';
+import { shownStatus, turnStatusText } from './elements/turn-status.js';
+import { AalisErrorEvent, AalisMessageEvent, AalisSendEvent } from './events.js';
 import { defaultLocale, errorText, stringsFor, type Strings } from './i18n/strings.js';
 import type { MarkdownCache, RenderOptions } from './markdown/render.js';
+import { fitToText, isSendKey, renderComposer } from './render/composer.js';
+import { plainText, renderAssistantMessage, renderTurn, renderUserMessage } from './render/messages.js';
+import type { PartContext } from './render/parts.js';
+import { renderStatusLine } from './render/status-line.js';
 import { chatStyles } from './styles/chat.styles.js';
-
-/** Within this many pixels of the bottom, the transcript follows new output. */
-const STICK_PX = 48;
 
 /**
  * `<aalis-chat>`: a streaming, tool-using LLM chat for any page, talking to an Aalis
@@ -53,6 +46,9 @@ const STICK_PX = 48;
  * @csspart reasoning - A collapsible reasoning block.
  * @csspart tool-call-block - A tool call that runs or ran: name, status, arguments, result.
  * @csspart pending-card - A tool call being written: `<icon> <name> 142 chars · 3.2s`.
+ * @csspart pending-card-icon - The pending card's tool icon.
+ * @csspart pending-card-name - The pending card's tool name.
+ * @csspart pending-card-meta - The pending card's character count and elapsed time.
  * @csspart turn-status - Why nothing streams: "Waiting for the model… 12 s"; `data-state` `waiting` or `retrying`.
  * @csspart code-block - A fenced code block with its copy button.
  * @csspart composer - The input area.
@@ -100,48 +96,37 @@ export class AalisChat extends LitElement {
 
   /** The reducer's view of every frame received. */
   @state() view: ChatView = emptyView;
-  @state() connectionState: ConnectionState = 'offline';
   @state() private offset = 0;
   @state() private hasMore = false;
   /** Errors of the session's turn, kept as sent: their words follow the locale. */
   @state() private errors: MessageError[] = [];
   @state() private notice = '';
-  @state() private refusal = '';
   @state() private draft = '';
-  @state() private stuckToBottom = true;
   @state() private announcement = '';
 
   @query('.transcript') private transcript!: HTMLElement;
   @query('textarea') private textarea!: HTMLTextAreaElement;
 
-  #connection: Connection | undefined;
+  readonly #connection = new ChatConnection(this, (frame) => this.#receive(frame));
+  readonly #scroll = new StickToBottom(this, () => this.transcript);
   #composing = false;
-  #retryTicker: ReturnType<typeof setInterval> | undefined;
   /** Markdown caches of the running turn's text parts: only their last block is re-parsed. */
   #caches = new Map<number, MarkdownCache>();
   /** Finished messages render once: they never change. */
   #rendered = new WeakMap<ChatMessage, TemplateResult>();
   #reasoningStartedAt: number | undefined;
   #reasoningMs = new Map<string, number>();
+  #runningReasoningMs: number | undefined;
   /** Sent messages the server has not yet accepted, by `clientMessageId`: given back if refused. */
   readonly #unconfirmed = new Map<string, string>();
-  #runningReasoningMs: number | undefined;
 
   get strings(): Strings {
     return stringsFor(this.locale || defaultLocale());
   }
 
-  override connectedCallback(): void {
-    super.connectedCallback();
-    // Properties bound in the same template are set by now, but let them settle first.
-    queueMicrotask(() => this.#open());
-  }
-
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    this.#connection?.close();
-    this.#connection = undefined;
-    clearInterval(this.#retryTicker);
+  /** `connecting`, `connected`, `reconnecting` or `offline`. */
+  get connectionState(): ConnectionState {
+    return this.#connection.state;
   }
 
   /** Sends a message; false (and a visible notice) when it cannot be sent now. */
@@ -153,7 +138,7 @@ export class AalisChat extends LitElement {
       return false;
     }
     const clientMessageId = `c-${Math.random().toString(36).slice(2, 10)}`;
-    if (!this.#connection?.send({ type: 'send', text: trimmed, clientMessageId })) {
+    if (!this.#connection.send({ type: 'send', text: trimmed, clientMessageId })) {
       this.notice = this.strings.notConnected;
       return false;
     }
@@ -166,15 +151,14 @@ export class AalisChat extends LitElement {
 
   /** Stops the running turn. */
   abort(): void {
-    this.#connection?.send({ type: 'abort' });
+    this.#connection.send({ type: 'abort' });
   }
 
   /** Forgets this session and starts a new, empty one. */
   newSession(): void {
-    this.#storage((s) => s.removeItem(this.sessionKey));
     this.view = emptyView;
     this.errors = [];
-    this.#connection?.rehello();
+    this.#connection.newSession();
   }
 
   protected override async scheduleUpdate(): Promise<void> {
@@ -187,70 +171,6 @@ export class AalisChat extends LitElement {
     if (changed.has('locale')) this.#rendered = new WeakMap();
   }
 
-  protected override updated(changed: PropertyValues<this>): void {
-    // A new server or transport after the first render: connect again (the first
-    // connection is opened by connectedCallback).
-    if (changed.get('server') !== undefined || changed.get('socketFactory') !== undefined) this.#open();
-    // In a microtask: the status line and the cards render their text after this, in
-    // microtasks queued when they connected, and the bottom is where they end.
-    if (this.stuckToBottom && this.transcript)
-      queueMicrotask(() => (this.transcript.scrollTop = this.transcript.scrollHeight));
-  }
-
-  #open(): void {
-    if (!this.isConnected) return;
-    this.#connection?.close();
-    this.#connection = new Connection(
-      {
-        frame: (frame) => this.#receive(frame),
-        state: (state, retryInMs) => {
-          this.connectionState = state;
-          this.dispatchEvent(new AalisConnectionChangeEvent(state, retryInMs));
-          clearInterval(this.#retryTicker);
-          // The "reconnecting in N s" line counts down.
-          if (state === 'reconnecting') this.#retryTicker = setInterval(() => this.requestUpdate(), 1000);
-        },
-        refused: (code, reason) => {
-          this.refusal = reason || `closed (${code})`;
-          this.dispatchEvent(new AalisErrorEvent(String(code), this.refusal));
-        },
-        unreachable: () => this.#checkOrigin(),
-        hello: () => {
-          const sessionId = this.#storage((s) => s.getItem(this.sessionKey)) ?? undefined;
-          return { ...(sessionId ? { sessionId } : {}), ...(this.token ? { token: this.token } : {}) };
-        },
-      },
-      this.socketFactory,
-    );
-    this.#connection.open(this.#socketUrl());
-  }
-
-  /** Asks the server whether this page's origin is allowed; true (and a visible error) when not. */
-  async #checkOrigin(): Promise<boolean> {
-    try {
-      const response = await fetch(new URL('origin-check', this.#serverBase()), { cache: 'no-store' });
-      const { allowed } = (await response.json()) as { allowed?: boolean };
-      if (allowed !== false) return false;
-    } catch {
-      return false;
-    }
-    this.refusal = this.strings.originRefused;
-    this.dispatchEvent(new AalisErrorEvent('origin_refused', this.refusal));
-    return true;
-  }
-
-  #serverBase(): URL {
-    const base = new URL(this.server || location.origin, location.href);
-    if (!base.pathname.endsWith('/')) base.pathname += '/';
-    return base;
-  }
-
-  #socketUrl(): string {
-    const url = new URL('ws', this.#serverBase());
-    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-    return url.toString();
-  }
-
   #receive(frame: ServerFrame): void {
     if (frame.type === 'ready' || frame.type === 'stream_resume') {
       this.offset = clockOffset(frame.serverTime, Date.now());
@@ -260,9 +180,7 @@ export class AalisChat extends LitElement {
     switch (frame.type) {
       case 'ready':
         this.#unconfirmed.clear();
-        this.#storage((s) => s.setItem(this.sessionKey, frame.sessionId));
         this.hasMore = frame.hasMore ?? false;
-        this.refusal = '';
         this.notice = '';
         this.#startTurn();
         break;
@@ -344,15 +262,6 @@ export class AalisChat extends LitElement {
     }
   }
 
-  #storage<T>(use: (storage: Storage) => T): T | undefined {
-    try {
-      return use(localStorage);
-    } catch {
-      // Storage can be disabled (privacy modes, sandboxed frames): the session then lasts the page.
-      return undefined;
-    }
-  }
-
   #markdown: RenderOptions = {
     copyLabel: '',
     onCopy: (code, button) => {
@@ -366,6 +275,7 @@ export class AalisChat extends LitElement {
   #context(streaming: boolean, reasoningMs: number | undefined): PartContext {
     return {
       strings: this.strings,
+      theme: this.theme,
       offset: this.offset,
       markdown: { ...this.#markdown, copyLabel: this.strings.copy },
       streaming,
@@ -376,15 +286,24 @@ export class AalisChat extends LitElement {
 
   protected override render() {
     const strings = this.strings;
+    const turn = this.view.turn;
     return html`
-      ${this.#renderStatus(strings)}
+      ${renderStatusLine(
+        {
+          strings,
+          state: this.#connection.state,
+          refusal: this.#connection.refusal,
+          retryInSeconds: this.#connection.retryInSeconds,
+        },
+        () => this.#connection.retryNow(),
+      )}
       <div
         class="transcript"
         part="transcript"
         role="log"
         aria-label=${strings.transcriptLabel}
         tabindex="0"
-        @scroll=${this.#onScroll}
+        @scroll=${this.#scroll.onScroll}
       >
         <div class="column">
           ${
@@ -404,7 +323,7 @@ export class AalisChat extends LitElement {
               ),
             )
           }
-          ${this.#renderTurn()}
+          ${turn ? renderTurn(turn, this.#context(true, this.#runningReasoningMs)) : nothing}
           ${this.errors.map(
             (e) =>
               html`<div class="error" role="alert" data-code=${e.code}>
@@ -413,217 +332,56 @@ export class AalisChat extends LitElement {
           )}
         </div>
         ${
-          this.stuckToBottom
+          this.#scroll.stuck
             ? nothing
-            : html`<button type="button" class="jump" part="jump-button" @click=${this.#jumpToLatest}>
+            : html`<button type="button" class="jump" part="jump-button" @click=${this.#scroll.jump}>
                 ${strings.jumpToLatest}
               </button>`
         }
       </div>
       <div class="sr-only" aria-live="polite" aria-atomic="true">${this.announcement}</div>
-      ${this.#renderComposer(strings)}
+      ${renderComposer(
+        { strings, draft: this.draft, running: turn !== null, notice: this.notice },
+        this.#composer,
+      )}
     `;
-  }
-
-  #renderStatus(strings: Strings) {
-    const state = this.connectionState;
-    let text: string;
-    if (this.refusal) text = `${strings.offline}: ${this.refusal}`;
-    else if (state === 'connecting') text = strings.connecting;
-    else if (state === 'reconnecting') {
-      const retryAt = this.#connection?.retryAt;
-      text = strings.reconnecting(
-        retryAt === undefined ? 0 : Math.max(0, Math.ceil((retryAt - performance.now()) / 1000)),
-      );
-    } else text = strings.offline;
-    return html`<div
-      class="status ${this.refusal ? 'refused' : ''}"
-      part="status"
-      role="status"
-      ?hidden=${state === 'connected'}
-      data-state=${state}
-    >
-      <span>${text}</span>
-      ${
-        state === 'reconnecting' || (state === 'offline' && !this.refusal)
-          ? html`<button type="button" @click=${() => this.#connection?.retryNow()}>
-              ${strings.retryNow}
-            </button>`
-          : nothing
-      }
-    </div>`;
   }
 
   #renderMessage(message: ChatMessage): TemplateResult {
     let rendered = this.#rendered.get(message);
     if (!rendered) {
-      rendered = message.role === 'user' ? this.#renderUser(message) : this.#renderAssistant(message);
+      rendered =
+        message.role === 'user'
+          ? renderUserMessage(message)
+          : renderAssistantMessage(message, this.#context(false, this.#reasoningMs.get(message.id)));
       this.#rendered.set(message, rendered);
     }
     return rendered;
   }
 
-  #renderUser(message: ChatMessage): TemplateResult {
-    return html`<div class="bubble user" part="bubble bubble-user" data-id=${message.id}>
-      <span class="text">${plainText(message)}</span>
-    </div>`;
-  }
-
-  #renderAssistant(message: ChatMessage): TemplateResult {
-    const strings = this.strings;
-    // Why it did not complete, when the server said (also in history); else what its status tells.
-    const note = message.error
-      ? errorText(strings, message.error)
-      : message.status === 'aborted'
-        ? strings.stopped
-        : message.status === 'error'
-          ? message.parts.length
-            ? strings.failed
-            : strings.interrupted
-          : '';
-    return html`<div
-      class="bubble assistant"
-      part="bubble bubble-assistant"
-      data-id=${message.id}
-      data-status=${message.status ?? 'complete'}
-    >
-      ${renderParts(message.parts, this.#context(false, this.#reasoningMs.get(message.id)))}
-      ${note ? html`<div class="note">${note}</div>` : nothing}
-    </div>`;
-  }
-
-  #renderTurn() {
-    const turn = this.view.turn;
-    if (!turn) return nothing;
-    const context = this.#context(true, this.#runningReasoningMs);
-    const cards = renderCards(progressList(turn), context);
-    // A timer: readable when a screen reader reaches it, but not read out on every tick
-    // inside the log (aria-live="off"); the polite region says it once when it changes.
-    const shown = shownStatus(turn);
-    const status = shown
-      ? html`<aalis-turn-status
-          class="turn-status"
-          part="turn-status"
-          role="timer"
-          aria-live="off"
-          data-state=${shown.state}
-          .status=${shown}
-          .offset=${this.offset}
-          .strings=${this.strings}
-        ></aalis-turn-status>`
-      : nothing;
-    if (!turn.parts.length) {
-      // Before the assistant's first words: the cards sit in the typing indicator's bubble.
-      return html`<div
-        class="bubble assistant typing-bubble"
-        part="bubble typing"
-        aria-label=${this.strings.typing}
-      >
-        ${turn.toolCallsProgress.size ? cards : html`<span class="typing" aria-hidden="true"><span></span><span></span><span></span></span>`}
-        ${status}
-      </div>`;
-    }
-    return html`<div class="bubble assistant streaming" part="bubble bubble-assistant" aria-busy="true">
-      ${renderParts(turn.parts, context)} ${cards} ${status}
-    </div>`;
-  }
-
-  #renderComposer(strings: Strings) {
-    const running = this.view.turn !== null;
-    const length = this.draft.trim().length;
-    const over = length > Limits.messageText;
-    const showCounter = length > Limits.messageText * 0.8;
-    return html`<div class="composer" part="composer">
-      <div class="composer-row">
-        <textarea
-          rows="1"
-          aria-label=${strings.composerLabel}
-          placeholder=${strings.composerPlaceholder}
-          .value=${live(this.draft)}
-          @input=${this.#onInput}
-          @keydown=${this.#onKeydown}
-          @compositionstart=${() => (this.#composing = true)}
-          @compositionend=${() => (this.#composing = false)}
-        ></textarea>
-        ${
-          running
-            ? html`<button type="button" class="stop" part="stop-button" @click=${() => this.abort()}>
-                ${stopIcon}<span>${strings.stop}</span>
-              </button>`
-            : html`<button
-                type="button"
-                class="send"
-                part="send-button"
-                ?disabled=${!length || over}
-                @click=${this.#submit}
-              >
-                ${sendIcon}<span>${strings.send}</span>
-              </button>`
-        }
-      </div>
-      <div class="composer-info">
-        <span class="notice" role="status">${this.notice}</span>
-        ${
-          showCounter
-            ? html`<span class="counter ${over ? 'over' : ''}"
-                >${strings.tooLong(length, Limits.messageText)}</span
-              >`
-            : nothing
-        }
-      </div>
-    </div>`;
-  }
-
-  #onInput = (event: Event) => {
-    const textarea = event.target as HTMLTextAreaElement;
-    this.draft = textarea.value;
-    // Grow with the text, up to the CSS max-height.
-    textarea.style.height = 'auto';
-    textarea.style.height = `${textarea.scrollHeight}px`;
-  };
-
-  #onKeydown = (event: KeyboardEvent) => {
-    if (event.key !== 'Enter' || event.shiftKey) return;
-    // Enter that confirms an IME composition (Chinese, Japanese input) never sends.
-    if (event.isComposing || this.#composing || event.keyCode === 229) return;
-    event.preventDefault();
-    if (this.view.turn === null) this.#submit();
-  };
-
-  #submit = () => {
-    if (this.send(this.draft)) {
+  #composer = {
+    input: (event: Event) => {
+      const textarea = event.target as HTMLTextAreaElement;
+      this.draft = textarea.value;
+      fitToText(textarea);
+    },
+    keydown: (event: KeyboardEvent) => {
+      if (!isSendKey(event, this.#composing)) return;
+      event.preventDefault();
+      if (this.view.turn === null) this.#composer.send();
+    },
+    compositionstart: () => (this.#composing = true),
+    compositionend: () => (this.#composing = false),
+    send: () => {
+      if (!this.send(this.draft)) return;
       this.draft = '';
       if (this.textarea) this.textarea.style.height = 'auto';
-    }
-  };
-
-  #onScroll = () => {
-    const t = this.transcript;
-    this.stuckToBottom = t.scrollHeight - t.scrollTop - t.clientHeight <= STICK_PX;
-  };
-
-  #jumpToLatest = () => {
-    this.stuckToBottom = true;
-    this.transcript.scrollTop = this.transcript.scrollHeight;
+    },
+    stop: () => this.abort(),
   };
 
   #loadOlder = () => {
     const oldest = this.view.messages[0];
-    if (oldest) this.#connection?.send({ type: 'history', before: oldest.id });
+    if (oldest) this.#connection.send({ type: 'history', before: oldest.id });
   };
-}
-
-function plainText(message: ChatMessage): string {
-  return message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
-}
-
-/**
- * The status the turn shows. A wait while tool calls are being written is not shown:
- * each card says itself when the model stalls, and two clocks for one wait would
- * disagree. A retry is always shown.
- */
-function shownStatus(turn: TurnView): TurnView['status'] {
-  const { status } = turn;
-  if (status?.state === 'waiting' && turn.toolCallsProgress.size) return undefined;
-  return status;
 }

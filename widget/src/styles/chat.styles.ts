@@ -1,326 +1,285 @@
 /**
- * The widget's look. Public tokens (`--aalis-*`, documented and stable) feed private
- * ones (`--_*`) that the rules use; a page themes the widget by setting public tokens
- * on the element or any ancestor, or styles its blocks through `::part`.
+ * The look of `<aalis-chat>`. Its rules read the private tokens of theme-tokens.ts; a
+ * page themes the widget by setting public tokens (`--aalis-*`) on the element or any
+ * ancestor, or styles its blocks through `::part`.
  */
 import { css } from 'lit';
+import { themeTokens } from './theme-tokens.js';
 
-/** The dark defaults, for `theme="dark"` and for `theme="auto"` on a dark system. */
-const darkTokens = css`
-  --_bg: var(--aalis-color-background, #111113);
-  --_fg: var(--aalis-color-text, #edeef0);
-  --_muted: var(--aalis-color-muted, #b0b4ba);
-  --_accent: var(--aalis-color-accent, #5b7ff3);
-  --_border: var(--aalis-color-border, #2e3135);
-  --_warning: var(--aalis-color-warning, #ffa057);
-  --_danger: var(--aalis-color-danger, #ff9592);
-  --_assistant-bg: var(--aalis-bubble-assistant-background, #212225);
-  --_card-bg: var(--aalis-card-background, #18191b);
-  color-scheme: dark;
-`;
-
-export const chatStyles = css`
-  :host {
-    --_bg: var(--aalis-color-background, #ffffff);
-    --_fg: var(--aalis-color-text, #1c2024);
-    --_muted: var(--aalis-color-muted, #60646c);
-    --_accent: var(--aalis-color-accent, #3e63dd);
-    --_accent-fg: var(--aalis-color-accent-text, #ffffff);
-    --_border: var(--aalis-color-border, #dfe3e6);
-    --_warning: var(--aalis-color-warning, #ad5700);
-    --_danger: var(--aalis-color-danger, #ce2c31);
-    --_user-bg: var(--aalis-bubble-user-background, var(--_accent));
-    --_user-fg: var(--aalis-bubble-user-text, var(--_accent-fg));
-    --_assistant-bg: var(--aalis-bubble-assistant-background, #f1f3f5);
-    --_assistant-fg: var(--aalis-bubble-assistant-text, var(--_fg));
-    --_card-bg: var(--aalis-card-background, #ffffff);
-    --_card-border: var(--aalis-card-border, var(--_border));
-    --_font: var(--aalis-font-family, system-ui, -apple-system, 'Segoe UI', sans-serif);
-    --_mono: var(--aalis-font-mono, ui-monospace, 'SFMono-Regular', Menlo, monospace);
-    --_size: var(--aalis-font-size, 15px);
-    --_radius: var(--aalis-radius, 12px);
-    --_space: var(--aalis-spacing, 12px);
-    --_max-width: var(--aalis-max-width, 760px);
-    --_height: var(--aalis-height, 600px);
-
-    display: flex;
-    flex-direction: column;
-    height: var(--_height);
-    box-sizing: border-box;
-    background: var(--_bg);
-    color: var(--_fg);
-    font-family: var(--_font);
-    font-size: var(--_size);
-    line-height: 1.5;
-    border: 1px solid var(--_border);
-    border-radius: var(--_radius);
-    overflow: hidden;
-    color-scheme: light;
-  }
-  :host([theme='dark']) {
-    ${darkTokens}
-  }
-  @media (prefers-color-scheme: dark) {
-    :host([theme='auto']) {
-      ${darkTokens}
+export const chatStyles = [
+  themeTokens,
+  css`
+    :host {
+      display: flex;
+      flex-direction: column;
+      height: var(--_height);
+      box-sizing: border-box;
+      background: var(--_bg);
+      color: var(--_fg);
+      font-family: var(--_font);
+      font-size: var(--_size);
+      line-height: 1.5;
+      border: 1px solid var(--_border);
+      border-radius: var(--_radius);
+      overflow: hidden;
     }
-  }
-  *,
-  *::before,
-  *::after {
-    box-sizing: border-box;
-  }
-  :focus-visible {
-    outline: 2px solid var(--_accent);
-    outline-offset: 2px;
-  }
-  .sr-only {
-    position: absolute;
-    width: 1px;
-    height: 1px;
-    overflow: hidden;
-    clip: rect(0 0 0 0);
-    white-space: nowrap;
-  }
-  .status {
-    display: flex;
-    gap: 0.5em;
-    align-items: center;
-    justify-content: center;
-    padding: 4px var(--_space);
-    font-size: 0.85em;
-    color: var(--_muted);
-    border-bottom: 1px solid var(--_border);
-  }
-  .status[hidden] {
-    display: none;
-  }
-  .transcript {
-    flex: 1;
-    overflow-y: auto;
-    padding: var(--_space);
-    position: relative;
-  }
-  .column {
-    max-width: var(--_max-width);
-    margin: 0 auto;
-    display: flex;
-    flex-direction: column;
-    gap: var(--_space);
-  }
-  .bubble {
-    max-width: 85%;
-    padding: calc(var(--_space) * 0.75) var(--_space);
-    border-radius: var(--_radius);
-    overflow-wrap: anywhere;
-  }
-  .bubble.user {
-    align-self: flex-end;
-    background: var(--_user-bg);
-    color: var(--_user-fg);
-  }
-  .bubble.user .text {
-    white-space: pre-wrap;
-  }
-  .bubble.assistant {
-    align-self: flex-start;
-    background: var(--_assistant-bg);
-    color: var(--_assistant-fg);
-    display: flex;
-    flex-direction: column;
-    gap: calc(var(--_space) * 0.5);
-    min-width: 40%;
-  }
-  .bubble.assistant > .text > :first-child {
-    margin-top: 0;
-  }
-  .bubble.assistant > .text > :last-child {
-    margin-bottom: 0;
-  }
-  .note {
-    color: var(--_muted);
-    font-style: italic;
-  }
-  .typing {
-    display: inline-flex;
-    gap: 4px;
-    padding: 4px 0;
-  }
-  .typing span {
-    width: 6px;
-    height: 6px;
-    border-radius: 50%;
-    background: var(--_muted);
-    animation: blink 1.2s infinite ease-in-out;
-  }
-  .typing span:nth-child(2) {
-    animation-delay: 0.2s;
-  }
-  .typing span:nth-child(3) {
-    animation-delay: 0.4s;
-  }
-  @keyframes blink {
-    50% {
-      opacity: 0.2;
+    *,
+    *::before,
+    *::after {
+      box-sizing: border-box;
     }
-  }
-  .turn-status {
-    color: var(--_muted);
-    font-size: 0.9em;
-    font-variant-numeric: tabular-nums;
-  }
-  .turn-status[data-state='retrying'] {
-    color: var(--_warning);
-  }
-  .tool-call-block {
-    border: 1px solid var(--_card-border);
-    background: var(--_card-bg);
-    border-radius: calc(var(--_radius) * 0.66);
-    padding: 6px 10px;
-    font-size: 0.92em;
-  }
-  .tool-call-block summary {
-    cursor: pointer;
-    display: flex;
-    gap: 0.5em;
-    align-items: center;
-  }
-  .tool-call-block .tool-name {
-    font-family: var(--_mono);
-    font-weight: 600;
-  }
-  .tool-call-block .tool-status {
-    color: var(--_muted);
-  }
-  .tool-call-block[data-status='error'] .tool-status {
-    color: var(--_danger);
-  }
-  .tool-call-block pre,
-  .code-block pre {
-    font-family: var(--_mono);
-    font-size: 0.9em;
-    overflow-x: auto;
-    margin: 4px 0;
-    white-space: pre-wrap;
-  }
-  .tool-call-block h6 {
-    margin: 8px 0 0;
-    font-size: 0.8em;
-    color: var(--_muted);
-    font-weight: 600;
-  }
-  details.reasoning {
-    color: var(--_muted);
-    font-size: 0.92em;
-    border-left: 3px solid var(--_border);
-    padding-left: 8px;
-  }
-  details.reasoning summary {
-    cursor: pointer;
-  }
-  details.reasoning p {
-    white-space: pre-wrap;
-    margin: 4px 0 0;
-  }
-  .code-block {
-    border: 1px solid var(--_border);
-    border-radius: 8px;
-    background: var(--_bg);
-    padding: 4px 8px;
-  }
-  .code-head {
-    display: flex;
-    justify-content: space-between;
-    font-size: 0.8em;
-    color: var(--_muted);
-  }
-  .table-wrap {
-    overflow-x: auto;
-  }
-  table {
-    border-collapse: collapse;
-  }
-  th,
-  td {
-    border: 1px solid var(--_border);
-    padding: 4px 8px;
-  }
-  a {
-    color: var(--_accent);
-  }
-  .error {
-    align-self: stretch;
-    border: 1px solid var(--_danger);
-    color: var(--_danger);
-    border-radius: 8px;
-    padding: 6px 10px;
-    font-size: 0.9em;
-  }
-  .jump {
-    position: sticky;
-    bottom: 0;
-    margin: 0 auto;
-    display: block;
-  }
-  button {
-    font: inherit;
-    border-radius: 8px;
-    border: 1px solid var(--_border);
-    background: var(--_bg);
-    color: var(--_fg);
-    padding: 4px 10px;
-    cursor: pointer;
-  }
-  .composer {
-    border-top: 1px solid var(--_border);
-    padding: calc(var(--_space) * 0.75) var(--_space);
-  }
-  .composer-row {
-    display: flex;
-    gap: 8px;
-    align-items: flex-end;
-    max-width: var(--_max-width);
-    margin: 0 auto;
-  }
-  textarea {
-    flex: 1;
-    resize: none;
-    font: inherit;
-    color: inherit;
-    background: transparent;
-    border: 1px solid var(--_border);
-    border-radius: 8px;
-    padding: 8px 10px;
-    max-height: 40vh;
-    min-height: 2.6em;
-  }
-  .send,
-  .stop {
-    background: var(--_accent);
-    color: var(--_accent-fg);
-    border-color: var(--_accent);
-    display: inline-flex;
-    align-items: center;
-    gap: 4px;
-    padding: 8px 12px;
-  }
-  .send:disabled {
-    opacity: 0.5;
-    cursor: not-allowed;
-  }
-  .composer-info {
-    display: flex;
-    justify-content: space-between;
-    max-width: var(--_max-width);
-    margin: 4px auto 0;
-    font-size: 0.8em;
-    color: var(--_muted);
-  }
-  .counter.over {
-    color: var(--_danger);
-    font-weight: 600;
-  }
-  .refused {
-    color: var(--_danger);
-  }
-`;
+    :focus-visible {
+      outline: 2px solid var(--_accent);
+      outline-offset: 2px;
+    }
+    .sr-only {
+      position: absolute;
+      width: 1px;
+      height: 1px;
+      overflow: hidden;
+      clip: rect(0 0 0 0);
+      white-space: nowrap;
+    }
+    .status {
+      display: flex;
+      gap: 0.5em;
+      align-items: center;
+      justify-content: center;
+      padding: 4px var(--_space);
+      font-size: 0.85em;
+      color: var(--_muted);
+      border-bottom: 1px solid var(--_border);
+    }
+    .status[hidden] {
+      display: none;
+    }
+    .transcript {
+      flex: 1;
+      overflow-y: auto;
+      padding: var(--_space);
+      position: relative;
+    }
+    .column {
+      max-width: var(--_max-width);
+      margin: 0 auto;
+      display: flex;
+      flex-direction: column;
+      gap: var(--_space);
+    }
+    .bubble {
+      max-width: 85%;
+      padding: calc(var(--_space) * 0.75) var(--_space);
+      border-radius: var(--_radius);
+      overflow-wrap: anywhere;
+    }
+    .bubble.user {
+      align-self: flex-end;
+      background: var(--_user-bg);
+      color: var(--_user-fg);
+    }
+    .bubble.user .text {
+      white-space: pre-wrap;
+    }
+    .bubble.assistant {
+      align-self: flex-start;
+      background: var(--_assistant-bg);
+      color: var(--_assistant-fg);
+      display: flex;
+      flex-direction: column;
+      gap: calc(var(--_space) * 0.5);
+      min-width: 40%;
+    }
+    .bubble.assistant > .text > :first-child {
+      margin-top: 0;
+    }
+    .bubble.assistant > .text > :last-child {
+      margin-bottom: 0;
+    }
+    .note {
+      color: var(--_muted);
+      font-style: italic;
+    }
+    .typing {
+      display: inline-flex;
+      gap: 4px;
+      padding: 4px 0;
+    }
+    .typing span {
+      width: 6px;
+      height: 6px;
+      border-radius: 50%;
+      background: var(--_muted);
+      animation: blink 1.2s infinite ease-in-out;
+    }
+    .typing span:nth-child(2) {
+      animation-delay: 0.2s;
+    }
+    .typing span:nth-child(3) {
+      animation-delay: 0.4s;
+    }
+    @keyframes blink {
+      50% {
+        opacity: 0.2;
+      }
+    }
+    .turn-status {
+      color: var(--_muted);
+      font-size: 0.9em;
+      font-variant-numeric: tabular-nums;
+    }
+    .turn-status[data-state='retrying'] {
+      color: var(--_warning);
+    }
+    .tool-call-block {
+      border: 1px solid var(--_card-border);
+      background: var(--_card-bg);
+      border-radius: calc(var(--_radius) * 0.66);
+      padding: 6px 10px;
+      font-size: 0.92em;
+    }
+    .tool-call-block summary {
+      cursor: pointer;
+      display: flex;
+      gap: 0.5em;
+      align-items: center;
+    }
+    .tool-call-block .tool-name {
+      font-family: var(--_mono);
+      font-weight: 600;
+    }
+    .tool-call-block .tool-status {
+      color: var(--_muted);
+    }
+    .tool-call-block[data-status='error'] .tool-status {
+      color: var(--_danger);
+    }
+    .tool-call-block pre,
+    .code-block pre {
+      font-family: var(--_mono);
+      font-size: 0.9em;
+      overflow-x: auto;
+      margin: 4px 0;
+      white-space: pre-wrap;
+    }
+    .tool-call-block h6 {
+      margin: 8px 0 0;
+      font-size: 0.8em;
+      color: var(--_muted);
+      font-weight: 600;
+    }
+    details.reasoning {
+      color: var(--_muted);
+      font-size: 0.92em;
+      border-left: 3px solid var(--_border);
+      padding-left: 8px;
+    }
+    details.reasoning summary {
+      cursor: pointer;
+    }
+    details.reasoning p {
+      white-space: pre-wrap;
+      margin: 4px 0 0;
+    }
+    .code-block {
+      border: 1px solid var(--_border);
+      border-radius: 8px;
+      background: var(--_bg);
+      padding: 4px 8px;
+    }
+    .code-head {
+      display: flex;
+      justify-content: space-between;
+      font-size: 0.8em;
+      color: var(--_muted);
+    }
+    .table-wrap {
+      overflow-x: auto;
+    }
+    table {
+      border-collapse: collapse;
+    }
+    th,
+    td {
+      border: 1px solid var(--_border);
+      padding: 4px 8px;
+    }
+    a {
+      color: var(--_accent);
+    }
+    .error {
+      align-self: stretch;
+      border: 1px solid var(--_danger);
+      color: var(--_danger);
+      border-radius: 8px;
+      padding: 6px 10px;
+      font-size: 0.9em;
+    }
+    .jump {
+      position: sticky;
+      bottom: 0;
+      margin: 0 auto;
+      display: block;
+    }
+    button {
+      font: inherit;
+      border-radius: 8px;
+      border: 1px solid var(--_border);
+      background: var(--_bg);
+      color: var(--_fg);
+      padding: 4px 10px;
+      cursor: pointer;
+    }
+    .composer {
+      border-top: 1px solid var(--_border);
+      padding: calc(var(--_space) * 0.75) var(--_space);
+    }
+    .composer-row {
+      display: flex;
+      gap: 8px;
+      align-items: flex-end;
+      max-width: var(--_max-width);
+      margin: 0 auto;
+    }
+    textarea {
+      flex: 1;
+      resize: none;
+      font: inherit;
+      color: inherit;
+      background: transparent;
+      border: 1px solid var(--_border);
+      border-radius: 8px;
+      padding: 8px 10px;
+      max-height: 40vh;
+      min-height: 2.6em;
+    }
+    .send,
+    .stop {
+      background: var(--_accent);
+      color: var(--_accent-fg);
+      border-color: var(--_accent);
+      display: inline-flex;
+      align-items: center;
+      gap: 4px;
+      padding: 8px 12px;
+    }
+    .send:disabled {
+      opacity: 0.5;
+      cursor: not-allowed;
+    }
+    .composer-info {
+      display: flex;
+      justify-content: space-between;
+      max-width: var(--_max-width);
+      margin: 4px auto 0;
+      font-size: 0.8em;
+      color: var(--_muted);
+    }
+    .counter.over {
+      color: var(--_danger);
+      font-weight: 600;
+    }
+    .refused {
+      color: var(--_danger);
+    }
+  `,
+];

@@ -2,8 +2,9 @@ import { css, html } from 'lit';
 import { property } from 'lit/decorators.js';
 import { elapsedSince, type ToolCallProgressEntry } from '@aalis/protocol/client';
 import type { Strings } from '../i18n/strings.js';
-import { seconds } from './format.js';
-import { toolIcon } from './icons.js';
+import { seconds } from '../render/format.js';
+import { toolIcon } from '../render/icons.js';
+import { themeTokens } from '../styles/theme-tokens.js';
 import { TickingElement } from './ticking.js';
 
 /** No fragment for this long: the card says it is waiting for the model. */
@@ -18,47 +19,55 @@ export const STALL_MS = 5_000;
  * @csspart icon - The tool icon.
  * @csspart name - The tool's name.
  * @csspart meta - The character count and elapsed time.
+ *
+ * Inside `<aalis-chat>` these parts are exported as `pending-card-icon`,
+ * `pending-card-name` and `pending-card-meta`.
  */
 export class AalisToolProgress extends TickingElement {
-  static override styles = css`
-    :host {
-      display: flex;
-      align-items: center;
-      gap: 0.5em;
-    }
-    .icon {
-      display: inline-flex;
-      color: var(--_accent);
-      animation: pulse 1.2s ease-in-out infinite;
-    }
-    .name {
-      font-family: var(--_mono);
-      font-weight: 600;
-    }
-    .meta {
-      color: var(--_muted);
-      font-variant-numeric: tabular-nums;
-    }
-    :host([stalled]) .meta {
-      color: var(--_warning);
-    }
-    @keyframes pulse {
-      50% {
-        opacity: 0.35;
+  static override styles = [
+    themeTokens,
+    css`
+      :host {
+        display: flex;
+        align-items: center;
+        gap: 0.5em;
       }
-    }
-    @media (prefers-reduced-motion: reduce) {
       .icon {
-        animation: none;
+        display: inline-flex;
+        color: var(--_accent);
+        animation: pulse 1.2s ease-in-out infinite;
       }
-    }
-  `;
+      .name {
+        font-family: var(--_mono);
+        font-weight: 600;
+      }
+      .meta {
+        color: var(--_muted);
+        font-variant-numeric: tabular-nums;
+      }
+      :host([stalled]) .meta {
+        color: var(--_warning);
+      }
+      @keyframes pulse {
+        50% {
+          opacity: 0.35;
+        }
+      }
+      @media (prefers-reduced-motion: reduce) {
+        .icon {
+          animation: none;
+        }
+      }
+    `,
+  ];
 
   @property({ attribute: false }) entry!: ToolCallProgressEntry;
   /** `localNow - serverTime`: the card counts on the server's clock. */
   @property({ attribute: false }) offset = 0;
   @property({ attribute: false }) strings!: Strings;
   @property({ type: Boolean, reflect: true }) stalled = false;
+  /** `light`, `dark` or `auto`, as the chat it is in: picks the default colours. */
+  @property({ reflect: true }) theme: 'light' | 'dark' | 'auto' = 'auto';
 
   protected override willUpdate(): void {
     this.stalled = elapsedSince(this.entry.updatedAt, Date.now(), this.offset) >= STALL_MS;

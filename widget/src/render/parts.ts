@@ -14,6 +14,8 @@ import { toolIcon } from './icons.js';
 
 export interface PartContext {
   strings: Strings;
+  /** The chat's theme, handed to the cards (they pick their default colours by it). */
+  theme: 'light' | 'dark' | 'auto';
   offset: number;
   markdown: RenderOptions;
   /** Caches for streaming text, by part position, so only the last block is re-parsed. */
@@ -102,6 +104,8 @@ export function renderCards(cards: readonly ToolCallProgressEntry[], context: Pa
       html`<aalis-tool-progress
         class="tool-call-block tool-call-block-pending"
         part="pending-card"
+        exportparts="icon: pending-card-icon, name: pending-card-name, meta: pending-card-meta"
+        theme=${context.theme}
         data-index=${card.index}
         .entry=${card}
         .offset=${context.offset}

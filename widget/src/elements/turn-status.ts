@@ -1,5 +1,5 @@
 import { property } from 'lit/decorators.js';
-import { toServerTime, type TurnStatusEntry } from '@aalis/protocol/client';
+import { toServerTime, type TurnStatusEntry, type TurnView } from '@aalis/protocol/client';
 import type { Strings } from '../i18n/strings.js';
 import { TickingElement } from './ticking.js';
 
@@ -32,4 +32,15 @@ export class AalisTurnStatus extends TickingElement {
   protected override render() {
     return turnStatusText(this.status, this.strings, toServerTime(Date.now(), this.offset));
   }
+}
+
+/**
+ * The status the turn shows. A wait while tool calls are being written is not shown:
+ * each card says itself when the model stalls, and two clocks for one wait would
+ * disagree. A retry is always shown.
+ */
+export function shownStatus(turn: TurnView): TurnView['status'] {
+  const { status } = turn;
+  if (status?.state === 'waiting' && turn.toolCallsProgress.size) return undefined;
+  return status;
 }

@@ -1,0 +1,155 @@
+/**
+ * Everything between the element and its server, as a Lit ReactiveController: the
+ * `Connection` (socket, hello, backoff), the session id kept in localStorage, the
+ * "reconnecting in N s" countdown, and the reason the server refused the page. It opens
+ * when the element connects, closes when it leaves the page, and opens again when the
+ * element is given another server or socket factory.
+ */
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { ClientFrame, ServerFrame } from '@aalis/protocol/client';
+import { AalisConnectionChangeEvent, AalisErrorEvent } from '../events.js';
+import type { Strings } from '../i18n/strings.js';
+import { Connection, type ConnectionState, type SocketFactory } from './connection.js';
+
+/** What the controller reads from its element. */
+export interface ChatConnectionHost extends ReactiveControllerHost, HTMLElement {
+  server: string;
+  token: string;
+  sessionKey: string;
+  socketFactory: SocketFactory;
+  readonly strings: Strings;
+}
+
+export class ChatConnection implements ReactiveController {
+  state: ConnectionState = 'offline';
+  /** Why the server will not serve this page (bad token, origin not allowed); empty otherwise. */
+  refusal = '';
+  #connection: Connection | undefined;
+  #retryTicker: ReturnType<typeof setInterval> | undefined;
+  /** The server and factory the open connection was made with. */
+  #openedWith: { server: string; factory: SocketFactory } | undefined;
+
+  constructor(
+    private readonly host: ChatConnectionHost,
+    private readonly onFrame: (frame: ServerFrame) => void,
+  ) {
+    host.addController(this);
+  }
+
+  hostConnected(): void {
+    // Properties bound in the same template are set by now, but let them settle first.
+    queueMicrotask(() => this.#open());
+  }
+
+  hostDisconnected(): void {
+    this.#connection?.close();
+    this.#connection = undefined;
+    this.#openedWith = undefined;
+    clearInterval(this.#retryTicker);
+  }
+
+  hostUpdated(): void {
+    // Another server or transport after the connection opened: connect again.
+    const opened = this.#openedWith;
+    if (opened && (opened.server !== this.host.server || opened.factory !== this.host.socketFactory))
+      this.#open();
+  }
+
+  /** Sends a frame; false when there is no open connection to send it on. */
+  send(frame: ClientFrame): boolean {
+    return this.#connection?.send(frame) ?? false;
+  }
+
+  retryNow(): void {
+    this.#connection?.retryNow();
+  }
+
+  /** Forgets the remembered session and asks the server for a new one. */
+  newSession(): void {
+    storage((s) => s.removeItem(this.host.sessionKey));
+    this.#connection?.rehello();
+  }
+
+  /** Whole seconds until the next attempt, while reconnecting. */
+  get retryInSeconds(): number {
+    const retryAt = this.#connection?.retryAt;
+    return retryAt === undefined ? 0 : Math.max(0, Math.ceil((retryAt - performance.now()) / 1000));
+  }
+
+  /** The server's base address, ending in `/`: the page's origin when none is set. */
+  get serverBase(): URL {
+    const base = new URL(this.host.server || location.origin, location.href);
+    if (!base.pathname.endsWith('/')) base.pathname += '/';
+    return base;
+  }
+
+  #open(): void {
+    if (!this.host.isConnected) return;
+    this.#connection?.close();
+    this.#openedWith = { server: this.host.server, factory: this.host.socketFactory };
+    this.#connection = new Connection(
+      {
+        frame: (frame) => {
+          if (frame.type === 'ready') {
+            storage((s) => s.setItem(this.host.sessionKey, frame.sessionId));
+            this.refusal = '';
+          }
+          this.onFrame(frame);
+        },
+        state: (state, retryInMs) => this.#setState(state, retryInMs),
+        refused: (code, reason) => this.#refuse(String(code), reason || `closed (${code})`),
+        unreachable: () => this.#checkOrigin(),
+        hello: () => {
+          const sessionId = storage((s) => s.getItem(this.host.sessionKey)) ?? undefined;
+          const { token } = this.host;
+          return { ...(sessionId ? { sessionId } : {}), ...(token ? { token } : {}) };
+        },
+      },
+      this.host.socketFactory,
+    );
+    this.#connection.open(this.#socketUrl());
+  }
+
+  #setState(state: ConnectionState, retryInMs: number | undefined): void {
+    this.state = state;
+    this.host.requestUpdate();
+    this.host.dispatchEvent(new AalisConnectionChangeEvent(state, retryInMs));
+    clearInterval(this.#retryTicker);
+    // The "reconnecting in N s" line counts down.
+    if (state === 'reconnecting') this.#retryTicker = setInterval(() => this.host.requestUpdate(), 1000);
+  }
+
+  #refuse(code: string, reason: string): void {
+    this.refusal = reason;
+    this.host.requestUpdate();
+    this.host.dispatchEvent(new AalisErrorEvent(code, reason));
+  }
+
+  /** Asks the server whether this page's origin is allowed; true (and a visible error) when not. */
+  async #checkOrigin(): Promise<boolean> {
+    try {
+      const response = await fetch(new URL('origin-check', this.serverBase), { cache: 'no-store' });
+      const { allowed } = (await response.json()) as { allowed?: boolean };
+      if (allowed !== false) return false;
+    } catch {
+      return false;
+    }
+    this.#refuse('origin_refused', this.host.strings.originRefused);
+    return true;
+  }
+
+  #socketUrl(): string {
+    const url = new URL('ws', this.serverBase);
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    return url.toString();
+  }
+}
+
+function storage<T>(use: (storage: Storage) => T): T | undefined {
+  try {
+    return use(localStorage);
+  } catch {
+    // Storage can be disabled (privacy modes, sandboxed frames): the session then lasts the page.
+    return undefined;
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * The composer: the text box, send (or stop, while a turn runs), the notice line and the
+ * length counter. A render module: the element owns the draft and passes its handlers.
+ */
+import { html, nothing, type TemplateResult } from 'lit';
+import { live } from 'lit/directives/live.js';
+import { Limits } from '@aalis/protocol/client';
+import type { Strings } from '../i18n/strings.js';
+import { sendIcon, stopIcon } from './icons.js';
+
+export interface ComposerState {
+  strings: Strings;
+  draft: string;
+  /** A turn is running: the button stops it instead of sending. */
+  running: boolean;
+  /** Why the last message could not be sent, or what was refused. */
+  notice: string;
+}
+
+export interface ComposerHandlers {
+  input(event: Event): void;
+  keydown(event: KeyboardEvent): void;
+  compositionstart(): void;
+  compositionend(): void;
+  send(): void;
+  stop(): void;
+}
+
+/** The counter appears from this share of the limit on. */
+const COUNTER_FROM = 0.8;
+
+export function renderComposer(state: ComposerState, on: ComposerHandlers): TemplateResult {
+  const { strings, draft, running, notice } = state;
+  const length = draft.trim().length;
+  const over = length > Limits.messageText;
+  return html`<div class="composer" part="composer">
+    <div class="composer-row">
+      <textarea
+        rows="1"
+        aria-label=${strings.composerLabel}
+        placeholder=${strings.composerPlaceholder}
+        .value=${live(draft)}
+        @input=${on.input}
+        @keydown=${on.keydown}
+        @compositionstart=${on.compositionstart}
+        @compositionend=${on.compositionend}
+      ></textarea>
+      ${
+        running
+          ? html`<button type="button" class="stop" part="stop-button" @click=${on.stop}>
+              ${stopIcon}<span>${strings.stop}</span>
+            </button>`
+          : html`<button
+              type="button"
+              class="send"
+              part="send-button"
+              ?disabled=${!length || over}
+              @click=${on.send}
+            >
+              ${sendIcon}<span>${strings.send}</span>
+            </button>`
+      }
+    </div>
+    <div class="composer-info">
+      <span class="notice" role="status">${notice}</span>
+      ${
+        length > Limits.messageText * COUNTER_FROM
+          ? html`<span class="counter ${over ? 'over' : ''}"
+              >${strings.tooLong(length, Limits.messageText)}</span
+            >`
+          : nothing
+      }
+    </div>
+  </div>`;
+}
+
+/**
+ * Whether a keydown sends: Enter without Shift, and never the Enter that confirms an IME
+ * composition (Chinese, Japanese input).
+ */
+export function isSendKey(event: KeyboardEvent, composing: boolean): boolean {
+  if (event.key !== 'Enter' || event.shiftKey) return false;
+  return !(event.isComposing || composing || event.keyCode === 229);
+}
+
+/** Grows the text box with its text, up to its CSS max-height. */
+export function fitToText(textarea: HTMLTextAreaElement): void {
+  textarea.style.height = 'auto';
+  textarea.style.height = `${textarea.scrollHeight}px`;
+}

@@ -1,0 +1,77 @@
+/**
+ * The transcript's bubbles: a user's message, a finished assistant message (with why it
+ * did not complete, when it did not), and the running turn with its pending cards and
+ * its status line.
+ */
+import { html, nothing, type TemplateResult } from 'lit';
+import { progressList, type ChatMessage, type TurnView } from '@aalis/protocol/client';
+import { shownStatus } from '../elements/turn-status.js';
+import { errorText } from '../i18n/strings.js';
+import { renderCards, renderParts, type PartContext } from './parts.js';
+
+/** A message's text parts, joined: what a user wrote, or what a screen reader is told. */
+export function plainText(message: ChatMessage): string {
+  return message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+}
+
+export function renderUserMessage(message: ChatMessage): TemplateResult {
+  return html`<div class="bubble user" part="bubble bubble-user" data-id=${message.id}>
+    <span class="text">${plainText(message)}</span>
+  </div>`;
+}
+
+export function renderAssistantMessage(message: ChatMessage, context: PartContext): TemplateResult {
+  const { strings } = context;
+  // Why it did not complete, when the server said (also in history); else what its status tells.
+  const note = message.error
+    ? errorText(strings, message.error)
+    : message.status === 'aborted'
+      ? strings.stopped
+      : message.status === 'error'
+        ? message.parts.length
+          ? strings.failed
+          : strings.interrupted
+        : '';
+  return html`<div
+    class="bubble assistant"
+    part="bubble bubble-assistant"
+    data-id=${message.id}
+    data-status=${message.status ?? 'complete'}
+  >
+    ${renderParts(message.parts, context)} ${note ? html`<div class="note">${note}</div>` : nothing}
+  </div>`;
+}
+
+/** The turn being written: its parts so far, the pending cards, and why nothing streams. */
+export function renderTurn(turn: TurnView, context: PartContext): TemplateResult {
+  const cards = renderCards(progressList(turn), context);
+  // A timer: readable when a screen reader reaches it, but not read out on every tick
+  // inside the log (aria-live="off"); the polite region says it once when it changes.
+  const shown = shownStatus(turn);
+  const status = shown
+    ? html`<aalis-turn-status
+        class="turn-status"
+        part="turn-status"
+        role="timer"
+        aria-live="off"
+        data-state=${shown.state}
+        .status=${shown}
+        .offset=${context.offset}
+        .strings=${context.strings}
+      ></aalis-turn-status>`
+    : nothing;
+  if (!turn.parts.length) {
+    // Before the assistant's first words: the cards sit in the typing indicator's bubble.
+    return html`<div
+      class="bubble assistant typing-bubble"
+      part="bubble typing"
+      aria-label=${context.strings.typing}
+    >
+      ${turn.toolCallsProgress.size ? cards : html`<span class="typing" aria-hidden="true"><span></span><span></span><span></span></span>`}
+      ${status}
+    </div>`;
+  }
+  return html`<div class="bubble assistant streaming" part="bubble bubble-assistant" aria-busy="true">
+    ${renderParts(turn.parts, context)} ${cards} ${status}
+  </div>`;
+}
