@@ -15,5 +15,17 @@ export default defineConfig({
       ...(process.env.AALIS_PACKAGES_TEST ? [] : ['demo/test/packages.test.ts']),
     ],
     environment: 'node',
+    // On with `--coverage` (as `npm test` runs the Node tests). The widget is left out: its
+    // tests run in Chromium (web-test-runner), which this does not measure, and its 0%
+    // would only hide the figures of the code these tests do run. No thresholds: the
+    // figures are reported, not enforced.
+    coverage: {
+      provider: 'v8',
+      include: ['protocol/src/**/*.ts', 'server/src/**/*.ts'],
+      reporter: ['text-summary', 'json-summary'],
+      reportsDirectory: '.test-results/coverage',
+      // A failing test still leaves the figures for the summary of `npm test`.
+      reportOnFailure: true,
+    },
   },
 });

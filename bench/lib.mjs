@@ -24,7 +24,7 @@ for (const signal of ['exit', 'SIGINT', 'SIGTERM']) {
   });
 }
 
-export function freePort() {
+function freePort() {
   return new Promise((resolve) => {
     const probe = createServer().listen(0, '127.0.0.1', () => {
       const { port } = probe.address();
@@ -53,7 +53,7 @@ export function forkService(script, env, { cpu } = {}) {
 }
 
 /** Runs a script to its end and returns what it printed. */
-export function runScript(script, env, { cpu } = {}) {
+function runScript(script, env, { cpu } = {}) {
   const [command, args] = nodeCommand([script], cpu);
   const child = track(
     spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] }),
@@ -99,7 +99,7 @@ export function takeSseData(buffered) {
 }
 
 /** Spawns a long-running process that dies with this one. */
-export function spawnService(command, args, env) {
+function spawnService(command, args, env) {
   return track(spawn(command, args, { env: { ...process.env, ...env }, stdio: 'ignore' }));
 }
 
@@ -133,7 +133,7 @@ export async function startAalis(
   return { child, port };
 }
 
-export async function waitForHttp(url, timeoutMs = 15_000) {
+async function waitForHttp(url, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -162,7 +162,7 @@ export const median = (values) =>
 export const ms = (value, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 
 /** One key per (stream, fragment): streams and fragments stay far below a million. */
-export const fragmentKey = (stream, fragment) => stream * 1e6 + fragment;
+const fragmentKey = (stream, fragment) => stream * 1e6 + fragment;
 
 /**
  * The upstream's write log: fragment key -> ns on the monotonic clock, as a Number (exact

@@ -35,7 +35,7 @@ export function renderReport({ machine, date, latency, scale, turnCost, render, 
 
   const report = `# Benchmark results
 
-Machine: ${machine}. Date: ${date}. Command: \`npm run bench\` (after \`npm run build\`).
+Machine: ${machine}. Date: ${date}. Command: \`npm run bench\` (after \`npm run build\` and \`npm run build -w @aalis/widget\`).
 All latencies are from the fake upstream's write of a fragment to its receipt by a
 client in another process, on the system's monotonic clock. Figures are medians over
 repeated runs; comparisons are ratios between runs of the same benchmark.
@@ -106,7 +106,7 @@ second.
 
 ## 4. The widget
 
-Headless Chromium, the script-tag build, a ${300}-message transcript above three cards
+Headless Chromium, the script-tag build, a 300-message transcript above three cards
 fed 100 progress frames a second each for 10 s (bench/widget-render.mjs).
 
 | frames/s | renders/s | paints (animation frames)/s | long tasks (>= 50 ms) | longest | main-thread busy | JS heap |

@@ -74,7 +74,6 @@ function clientSummary(out, writes, sessions, fragments) {
       end: p99Of(fragments - PHASE_FRAGMENTS + 1, fragments),
     },
     delivered: all.latencies.length,
-    expected: sessions * fragments,
     lost: sessions * fragments - all.latencies.length,
     // For Aalis the server's own count; the relay and the peer have none, so their
     // clients count what they received.
@@ -178,7 +177,6 @@ export async function scaleStep(
       cpuMsPerFragment: ((ticks / TICKS_PER_SECOND) * 1000) / Math.max(1, summary.delivered),
       cpuMsPerSession: ((ticks / TICKS_PER_SECOND) * 1000) / sessions,
       cpuShare: ticks / TICKS_PER_SECOND / elapsed,
-      kernelShareOfCpu: kernelTicks / Math.max(1, ticks),
       // The upstream and the clients share core 1: near 100%, the harness is the limit.
       harnessCoreBusy:
         (harnessAfter.busy - harnessBefore.busy) / Math.max(1, harnessAfter.total - harnessBefore.total),
@@ -202,7 +200,6 @@ const MEDIAN_OF_RUNS = [
   'cpuMsPerFragment',
   'cpuMsPerSession',
   'cpuShare',
-  'kernelShareOfCpu',
   'harnessCoreBusy',
   'memoryKbPerSession',
 ];

@@ -3,7 +3,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createAalisServer, loadConfig } from '@aalis/server';
+import { DemoProvider, createAalisServer, loadConfig } from '@aalis/server';
 
 const publicDir = fileURLToPath(new URL('./public/', import.meta.url));
 const TYPES = {
@@ -21,6 +21,10 @@ export async function startDemo(env = process.env) {
   // Only the files that ship in public/ are served, by exact name.
   const files = new Set(await readdir(publicDir));
   server.app.get('/', (request, reply) => send(request, reply, 'index.html'));
+  // The scenario buttons come from the demo model's own list, whatever model answers.
+  server.app.get('/scenarios.json', (request, reply) =>
+    reply.header('cache-control', 'no-cache').send(DemoProvider.scenarios),
+  );
   server.app.get('/:file', (request, reply) => {
     const { file } = request.params;
     if (!files.has(file)) return reply.code(404).type('text/plain').send('not found');
@@ -48,7 +52,7 @@ export async function startDemo(env = process.env) {
  * named with its scheme because older Safari does not count ws: as 'self'; the Host has
  * passed the server's host check, so it is one of the server's own names.
  */
-export function demoPagePolicy(host) {
+function demoPagePolicy(host) {
   return [
     "default-src 'none'",
     "script-src 'self'",

@@ -1,8 +1,6 @@
-// Serves the examples from their own origin (http://127.0.0.1:5173 by default), pointing
-// them at the chat server in AALIS_SERVER (http://127.0.0.1:8787 by default):
-//   AALIS_ALLOWED_ORIGINS=http://127.0.0.1:5173 npm start     # the chat server
-//   node examples/serve.mjs                                     # this, in another terminal
-// then open http://127.0.0.1:5173/ (plain HTML) or http://127.0.0.1:5173/vue/ (Vue).
+// Serves the examples from their own origin, http://127.0.0.1:EXAMPLES_PORT (5173 by
+// default), pointing them at the chat server in AALIS_SERVER (http://127.0.0.1:8787 by
+// default). How to run them, and which origin the chat server must allow: README.md.
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';

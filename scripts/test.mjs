@@ -20,12 +20,12 @@ const readCounts = (file, map) => {
   }
 };
 
-/** A vitest run with its counts read from its JSON report. */
-function vitest(report, files = [], env = {}) {
+/** A vitest run (`args`: files and options) with its counts read from its JSON report. */
+function vitest(report, args = [], env = {}) {
   const file = `${results}/${report}.json`;
   const ok = run(
     'npx',
-    ['vitest', 'run', ...files, '--reporter=default', '--reporter=json', `--outputFile.json=${file}`],
+    ['vitest', 'run', ...args, '--reporter=default', '--reporter=json', `--outputFile.json=${file}`],
     env,
   );
   const counts = readCounts(file, (r) => ({
@@ -51,7 +51,17 @@ const steps = [
     name: 'lint',
     run: () => ({ ok: run('npx', ['eslint', '.']) && run('npx', ['prettier', '--check', '.']) }),
   },
-  { name: 'node tests (vitest)', run: () => vitest('node') },
+  {
+    name: 'node tests (vitest)',
+    run: () => vitest('node', ['--coverage']),
+    // The totals of the coverage vitest.config.ts sets up (protocol, server and widget
+    // sources; the widget's own tests run in Chromium, where nothing is measured).
+    note: () =>
+      'coverage: ' +
+      (readCounts(`${results}/coverage/coverage-summary.json`, ({ total }) =>
+        ['statements', 'branches', 'functions', 'lines'].map((k) => `${k} ${total[k].pct}%`).join(', '),
+      ) ?? 'no report written'),
+  },
   {
     name: 'packages (npm pack, installed outside the workspace, used)',
     run: () => vitest('packages', ['demo/test/packages.test.ts'], { AALIS_PACKAGES_TEST: '1' }),
@@ -84,6 +94,7 @@ for (const step of steps) {
   passed += c.passed;
   failed += c.failed;
   lines.push(`${c.failed ? 'FAIL' : 'ok  '} ${step.name}: ${c.passed} passed, ${c.failed} failed`);
+  if (step.note) lines.push(`     ${step.note()}`);
 }
 
 console.log('\n' + lines.join('\n'));

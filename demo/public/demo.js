@@ -1,23 +1,21 @@
 // The demo page's controls: scenario buttons, theme and language switches, the snippet.
 const chat = document.getElementById('chat-widget');
 
-const scenarios = [
-  ['Long tool call', 'Write a long report about solar lamps to a file'],
-  ['Parallel tools', "What's the weather in Paris and Tokyo, and the time in Paris?"],
-  ['Reasoning', 'Think it through: what is (17 * 23) + 2^10?'],
-  ['Stall (10 s)', 'Write a file slowly: the model stalls for 10 s'],
-  ['Failing tool', 'Make a tool fail: divide 1 by 0'],
-  ['Markdown', 'Show me some markdown with a table and code'],
-];
+// The demo model's scenarios, as the server lists them (/scenarios.json, from
+// server/src/providers/demo/scenarios.ts): a button each, sending the prompt that picks it.
 const scenarioBox = document.getElementById('scenarios');
-for (const [label, prompt] of scenarios) {
-  const button = document.createElement('button');
-  button.type = 'button';
-  button.textContent = label;
-  button.title = prompt;
-  button.addEventListener('click', () => chat.send(prompt));
-  scenarioBox.append(button);
-}
+fetch('/scenarios.json')
+  .then((response) => response.json())
+  .then((scenarios) => {
+    for (const { label, prompt } of scenarios) {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.textContent = label;
+      button.title = prompt;
+      button.addEventListener('click', () => chat.send(prompt));
+      scenarioBox.append(button);
+    }
+  });
 
 // A custom theme is nothing but public tokens set on the element.
 const forest = {

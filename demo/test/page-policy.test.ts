@@ -2,8 +2,10 @@
  * The demo page under its Content-Security-Policy, in Chromium: the policy is sent and
  * enforced (an injected inline script does not run, framing is refused), and everything
  * the page and the widget do (a markdown answer, a tool card, the themes, the language
- * switch) causes no violation at all.
+ * switch) causes no violation at all. And the page's own parts: its requests, its theme,
+ * its scenario buttons.
  */
+import { DemoProvider } from '@aalis/server';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { fixture, textAnswer } from '../../server/test/fake-upstream.js';
@@ -130,6 +132,24 @@ describe('the demo page itself', () => {
     expect(await background()).toBe('rgb(23, 22, 20)');
     expect(await page.evaluate(() => getComputedStyle(document.body).color)).toBe('rgb(237, 234, 228)');
     expect(failed).toEqual([]);
+    await page.close();
+  }, 30_000);
+
+  test("offers the demo model's own scenarios, a button each, and a button sends its prompt", async () => {
+    await e2e.start([{ body: textAnswer('Sunny in both.') }]);
+    const page = await e2e.page();
+    const buttons = page.locator('#scenarios button');
+    const { scenarios } = DemoProvider;
+    await expect.poll(() => buttons.count()).toBe(scenarios.length);
+    expect(await buttons.allTextContents()).toEqual(scenarios.map((s) => s.label));
+    expect(await buttons.evaluateAll((all) => all.map((b) => b.getAttribute('title')))).toEqual(
+      scenarios.map((s) => s.prompt),
+    );
+    const chosen = scenarios[1]!;
+    await buttons.nth(1).click();
+    await turnEnded(page);
+    const sent = e2e.upstream.requests[0]!.body as { messages: Array<{ role: string; content: string }> };
+    expect(sent.messages.at(-1)).toEqual({ role: 'user', content: chosen.prompt });
     await page.close();
   }, 30_000);
 });

@@ -26,11 +26,24 @@ export const HistoryRequestFrameSchema = v.object({
   limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Limits.historyPage))),
 });
 
+/**
+ * The user's answer to a `tool_approval_request`. The first decision for a call wins;
+ * later ones change nothing. `remember: "session"` (only where the policy is `session`)
+ * allows the tool for the rest of the conversation, kept by the server.
+ */
+export const ToolDecisionFrameSchema = v.object({
+  type: v.literal('tool_decision'),
+  callId: v.pipe(v.string(), v.maxLength(Limits.callId)),
+  decision: v.picklist(['approve', 'deny']),
+  remember: v.optional(v.literal('session')),
+});
+
 export type HelloFrame = v.InferOutput<typeof HelloFrameSchema>;
 export type SendFrame = v.InferOutput<typeof SendFrameSchema>;
 export type AbortFrame = v.InferOutput<typeof AbortFrameSchema>;
 export type HistoryRequestFrame = v.InferOutput<typeof HistoryRequestFrameSchema>;
-export type ClientFrame = HelloFrame | SendFrame | AbortFrame | HistoryRequestFrame;
+export type ToolDecisionFrame = v.InferOutput<typeof ToolDecisionFrameSchema>;
+export type ClientFrame = HelloFrame | SendFrame | AbortFrame | HistoryRequestFrame | ToolDecisionFrame;
 
 /** Schema of each client frame, by its `type`. */
 export const clientFrameSchemas = {
@@ -38,4 +51,5 @@ export const clientFrameSchemas = {
   send: SendFrameSchema,
   abort: AbortFrameSchema,
   history: HistoryRequestFrameSchema,
+  tool_decision: ToolDecisionFrameSchema,
 } as const;

@@ -68,6 +68,8 @@ export const Limits = {
   clientMessageId: 64,
   token: 1_024,
   messageId: 64,
+  /** Providers' call ids are short; MCP-style ones stay well under this. */
+  callId: 128,
   /** Most messages one `ready` or `history` frame carries. */
   historyPage: 100,
 } as const;

@@ -13,7 +13,7 @@ export interface FrameError {
 }
 
 export type Decoded<T> = { ok: true; frame: T } | { ok: false; error: FrameError };
-export type Failed = { ok: false; error: FrameError };
+type Failed = { ok: false; error: FrameError };
 
 export function badFrame(message: string, field?: string): Failed {
   const error: FrameError = { code: ErrorCode.BadFrame, message };

@@ -23,7 +23,7 @@ export interface JsonSchema {
 }
 
 /** The first problem found: the dot path of the field (empty for the value itself) and why. */
-export interface JsonProblem {
+interface JsonProblem {
   path: string;
   reason: string;
 }

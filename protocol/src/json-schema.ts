@@ -60,7 +60,7 @@ export function buildJsonSchema(): Record<string, unknown> {
  * frame's schema by `type`, and the definitions they reach. Written to
  * src/generated/server-frame-checks.ts for client-decode.ts.
  */
-export function buildServerFrameChecks(): { frames: Record<string, unknown>; defs: Record<string, unknown> } {
+function buildServerFrameChecks(): { frames: Record<string, unknown>; defs: Record<string, unknown> } {
   const all = buildJsonSchema().$defs as Record<string, unknown>;
   const frames: Record<string, unknown> = {};
   for (const type of Object.keys(serverFrameSchemas)) frames[type] = all[frameName(type, 'Server')];

@@ -8,10 +8,17 @@
  * own clock, a client passes its clock converted with the server offset (see clock.ts).
  */
 import type { AbortFrame } from './client-frames.js';
-import type { ServerFrame, StreamFrame, StreamResumeFrame, ToolExecuteFrame } from './server-frames.js';
+import type {
+  ServerFrame,
+  StreamFrame,
+  StreamResumeFrame,
+  ToolApprovalRequestFrame,
+  ToolExecuteFrame,
+} from './server-frames.js';
 import type {
   ChatMessage,
   Part,
+  ToolApproval,
   ToolCallPart,
   ToolCallProgressEntry,
   TurnStatusEntry,
@@ -27,6 +34,12 @@ export interface TurnView {
   toolCallsProgress: ReadonlyMap<number, ToolCallProgressEntry>;
   /** What the turn waits for while nothing streams; gone with the next stream or tool frame. */
   status?: TurnStatusEntry;
+  /**
+   * By call id: tool calls waiting for a user's decision. Each is gone with its call's
+   * `tool_execute` (approved: `start`; declined or expired: `end`), all of them with
+   * `abort` and the turn's end.
+   */
+  approvals: ReadonlyMap<string, ToolApproval>;
 }
 
 export interface ChatView {
@@ -41,17 +54,18 @@ export interface ChatView {
 export type ViewFrame = ServerFrame | AbortFrame;
 
 const NO_PROGRESS: ReadonlyMap<number, ToolCallProgressEntry> = new Map();
+const NO_APPROVALS: ReadonlyMap<string, ToolApproval> = new Map();
 
 export const emptyView: ChatView = Object.freeze({ sessionId: null, messages: [], turn: null });
 
-const emptyTurn = (): TurnView => ({ parts: [], toolCallsProgress: NO_PROGRESS });
+const emptyTurn = (): TurnView => ({ parts: [], toolCallsProgress: NO_PROGRESS, approvals: NO_APPROVALS });
 
 export function reduce(view: ChatView, frame: ViewFrame, now: number): ChatView {
   if (frame.type === 'ready') {
     // A (re)bound connection: the history is the server's, nothing else carries over.
     return { sessionId: frame.sessionId, messages: frame.messages, turn: null };
   }
-  if (frame.type === 'abort') return withTurn(view, view.turn && clearProgress(view.turn));
+  if (frame.type === 'abort') return withTurn(view, view.turn && clearApprovals(clearProgress(view.turn)));
   // A frame for another session (a connection rebound by a later hello) changes nothing.
   if (frame.sessionId !== undefined && view.sessionId !== null && frame.sessionId !== view.sessionId) {
     return view;
@@ -64,6 +78,8 @@ export function reduce(view: ChatView, frame: ViewFrame, now: number): ChatView 
       return withTurn(view, applyStream(withoutStatus(view.turn ?? emptyTurn()), frame, now));
     case 'tool_execute':
       return withTurn(view, applyToolExecute(withoutStatus(view.turn ?? emptyTurn()), frame, now));
+    case 'tool_approval_request':
+      return withTurn(view, applyApprovalRequest(withoutStatus(view.turn ?? emptyTurn()), frame));
     case 'turn_status': {
       const { type: _type, sessionId: _session, ...status } = frame;
       return withTurn(view, { ...(view.turn ?? emptyTurn()), status: { ...status, since: now } });
@@ -103,12 +119,18 @@ export function snapshot(view: ChatView, serverTime: number): StreamResumeFrame 
   };
   if (view.turn.usage) frame.usage = view.turn.usage;
   if (view.turn.status) frame.turnStatus = view.turn.status;
+  if (view.turn.approvals.size) frame.approvals = approvalList(view.turn);
   return frame;
 }
 
 /** The turn's pending tool calls, sorted by index: the order cards are shown in. */
 export function progressList(turn: TurnView): ToolCallProgressEntry[] {
   return [...turn.toolCallsProgress.values()].sort((a, b) => a.index - b.index);
+}
+
+/** The turn's tool calls waiting for a decision, sorted by index. */
+export function approvalList(turn: TurnView): ToolApproval[] {
+  return [...turn.approvals.values()].sort((a, b) => a.index - b.index);
 }
 
 function withTurn(view: ChatView, turn: TurnView | null): ChatView {
@@ -123,6 +145,26 @@ function withoutStatus(turn: TurnView): TurnView {
 
 function clearProgress(turn: TurnView): TurnView {
   return turn.toolCallsProgress.size === 0 ? turn : { ...turn, toolCallsProgress: NO_PROGRESS };
+}
+
+function clearApprovals(turn: TurnView): TurnView {
+  return turn.approvals.size === 0 ? turn : { ...turn, approvals: NO_APPROVALS };
+}
+
+function applyApprovalRequest(turn: TurnView, frame: ToolApprovalRequestFrame): TurnView {
+  const { type: _type, sessionId: _session, ...approval } = frame;
+  const approvals = new Map(turn.approvals);
+  approvals.set(approval.callId, approval);
+  // The round is written: no card is still pending.
+  return { ...turn, approvals, toolCallsProgress: NO_PROGRESS };
+}
+
+/** A call's `tool_execute` answers its approval request, whatever the outcome. */
+function withoutApproval(turn: TurnView, callId: string): TurnView {
+  if (!turn.approvals.has(callId)) return turn;
+  const approvals = new Map(turn.approvals);
+  approvals.delete(callId);
+  return { ...turn, approvals: approvals.size ? approvals : NO_APPROVALS };
 }
 
 function applyStream(turn: TurnView, frame: StreamFrame, now: number): TurnView {
@@ -155,10 +197,13 @@ function applyStream(turn: TurnView, frame: StreamFrame, now: number): TurnView 
   const changed =
     parts !== turn.parts || usage !== turn.usage || toolCallsProgress !== turn.toolCallsProgress;
   if (!changed) return turn;
-  return usage ? { parts, usage, toolCallsProgress } : { parts, toolCallsProgress };
+  const { usage: _usage, ...rest } = turn;
+  return usage ? { ...rest, parts, usage, toolCallsProgress } : { ...rest, parts, toolCallsProgress };
 }
 
-function applyToolExecute(turn: TurnView, frame: ToolExecuteFrame, now: number): TurnView {
+function applyToolExecute(answered: TurnView, frame: ToolExecuteFrame, now: number): TurnView {
+  const turn = withoutApproval(answered, frame.callId);
+  if (frame.phase === 'progress') return applyToolProgress(turn, frame);
   if (frame.phase === 'start') {
     const part: ToolCallPart = {
       type: 'tool_call',
@@ -190,15 +235,32 @@ function applyToolExecute(turn: TurnView, frame: ToolExecuteFrame, now: number):
   const args = started ? started.arguments : frame.arguments;
   if (args !== undefined) ended.arguments = args;
   if (frame.result !== undefined) ended.result = frame.result;
+  if (frame.declined !== undefined) ended.declined = frame.declined;
   const parts = at >= 0 ? turn.parts.map((p, i) => (i === at ? ended : p)) : [...turn.parts, ended];
   return { ...turn, parts };
 }
 
+/** The running call's latest report replaces the one before; a call not running ignores it. */
+function applyToolProgress(turn: TurnView, frame: ToolExecuteFrame): TurnView {
+  if (frame.progress === undefined) return turn;
+  const at = turn.parts.findIndex(
+    (p) => p.type === 'tool_call' && p.callId === frame.callId && p.status === 'running',
+  );
+  if (at < 0) return turn;
+  const progress: NonNullable<ToolCallPart['progress']> = { progress: frame.progress };
+  if (frame.total !== undefined) progress.total = frame.total;
+  if (frame.message !== undefined) progress.message = frame.message;
+  const part = { ...(turn.parts[at] as ToolCallPart), progress };
+  return { ...turn, parts: turn.parts.map((p, i) => (i === at ? part : p)) };
+}
+
 function turnFromSnapshot(frame: StreamResumeFrame): TurnView {
   const toolCallsProgress = new Map(frame.toolCallsProgress.map((entry) => [entry.index, entry] as const));
+  const approvals = new Map((frame.approvals ?? []).map((entry) => [entry.callId, entry] as const));
   const turn: TurnView = {
     parts: frame.parts,
     toolCallsProgress: toolCallsProgress.size ? toolCallsProgress : NO_PROGRESS,
+    approvals: approvals.size ? approvals : NO_APPROVALS,
   };
   if (frame.usage) turn.usage = frame.usage;
   if (frame.turnStatus) turn.status = frame.turnStatus;

@@ -5,8 +5,11 @@ import {
   CountSchema,
   PartSchema,
   StreamChunkMessageSchema,
+  DeclinedSchema,
   TimestampSchema,
+  ToolApprovalSchema,
   ToolCallProgressEntrySchema,
+  ToolProgressSchema,
   TurnStatusEntrySchema,
   TurnStatusSchema,
   UsageSchema,
@@ -47,11 +50,15 @@ export const StreamFrameSchema = v.object({
   ...StreamChunkMessageSchema.entries,
 });
 
-/** A tool really runs (`start`) or finished (`end`); matched by `callId`, never by name. */
+/**
+ * A tool really runs (`start`), says how far it has come (`progress`), or finished
+ * (`end`); matched by `callId`, never by name. A call that never ran (declined, or its
+ * approval expired) has an `end` with `declined` and no `start`.
+ */
 export const ToolExecuteFrameSchema = v.object({
   type: v.literal('tool_execute'),
   sessionId: v.string(),
-  phase: v.picklist(['start', 'end']),
+  phase: v.picklist(['start', 'progress', 'end']),
   callId: v.string(),
   index: CountSchema,
   name: v.string(),
@@ -63,6 +70,10 @@ export const ToolExecuteFrameSchema = v.object({
   result: v.optional(v.unknown()),
   isError: v.optional(v.boolean()),
   durationMs: v.optional(v.pipe(v.number(), v.minValue(0))),
+  /** `end` of a call that never ran: why. */
+  declined: v.optional(DeclinedSchema),
+  /** `progress` only: the tool's latest report; each replaces the one before. */
+  ...v.partial(ToolProgressSchema).entries,
 });
 
 /** Everything of the running turn so far, sent right after `ready`. */
@@ -77,6 +88,19 @@ export const StreamResumeFrameSchema = v.object({
   usage: v.optional(UsageSchema),
   /** What the turn is waiting for, when it waits (see `turn_status`). */
   turnStatus: v.optional(TurnStatusEntrySchema),
+  /** Tool calls waiting for a user's decision, sorted by `index`. */
+  approvals: v.optional(v.array(ToolApprovalSchema)),
+});
+
+/**
+ * A tool call waits for a user's approval; every connection of the session gets it.
+ * Answered by the first `tool_decision`; the outcome reaches every tab as the call's
+ * `tool_execute` (`start` when approved, `end` with `declined` when not).
+ */
+export const ToolApprovalRequestFrameSchema = v.object({
+  type: v.literal('tool_approval_request'),
+  sessionId: v.string(),
+  ...ToolApprovalSchema.entries,
 });
 
 /**
@@ -124,6 +148,7 @@ export type MessageFrame = v.InferOutput<typeof MessageFrameSchema>;
 export type ErrorFrame = v.InferOutput<typeof ErrorFrameSchema>;
 export type HistoryFrame = v.InferOutput<typeof HistoryFrameSchema>;
 export type TurnStatusFrame = v.InferOutput<typeof TurnStatusFrameSchema>;
+export type ToolApprovalRequestFrame = v.InferOutput<typeof ToolApprovalRequestFrameSchema>;
 export type ServerFrame =
   | ReadyFrame
   | UserMessageFrame
@@ -133,7 +158,8 @@ export type ServerFrame =
   | MessageFrame
   | ErrorFrame
   | HistoryFrame
-  | TurnStatusFrame;
+  | TurnStatusFrame
+  | ToolApprovalRequestFrame;
 
 /** Schema of each server frame, by its `type`. */
 export const serverFrameSchemas = {
@@ -146,4 +172,5 @@ export const serverFrameSchemas = {
   error: ErrorFrameSchema,
   history: HistoryFrameSchema,
   turn_status: TurnStatusFrameSchema,
+  tool_approval_request: ToolApprovalRequestFrameSchema,
 } as const;

@@ -94,6 +94,42 @@ export const TurnStatusEntrySchema = v.object({
 });
 export type TurnStatusEntry = v.InferOutput<typeof TurnStatusEntrySchema>;
 
+/**
+ * How far a running tool has come, as it last said (MCP `notifications/progress`):
+ * `progress` rises; `total` when the tool knows it; `message` says what it is doing.
+ */
+const toolProgressEntries = {
+  progress: v.pipe(v.number(), v.minValue(0)),
+  total: v.optional(v.pipe(v.number(), v.minValue(0))),
+  message: v.optional(v.string()),
+};
+export const ToolProgressSchema = v.object(toolProgressEntries);
+export type ToolProgress = v.InferOutput<typeof ToolProgressSchema>;
+
+/**
+ * Why a tool call never ran: the user declined it (`user`), or no one decided before
+ * its approval request expired (`expired`).
+ */
+export const DeclinedSchema = v.picklist(['user', 'expired']);
+export type Declined = v.InferOutput<typeof DeclinedSchema>;
+
+/**
+ * A tool call waiting for a user's approval before it runs. `policy` is the server's
+ * rule for the tool: `always` asks every time, `session` lets the user allow the tool for
+ * the rest of the conversation.
+ */
+export const ToolApprovalSchema = v.object({
+  callId: v.string(),
+  index: CountSchema,
+  name: v.string(),
+  /** The parsed arguments; the raw text when they were not valid JSON. */
+  arguments: v.optional(v.unknown()),
+  policy: v.picklist(['always', 'session']),
+  /** When an undecided request counts as declined, on the server's clock. */
+  expiresAt: TimestampSchema,
+});
+export type ToolApproval = v.InferOutput<typeof ToolApprovalSchema>;
+
 export const TextPartSchema = v.object({ type: v.literal('text'), text: v.string() });
 export const ReasoningPartSchema = v.object({ type: v.literal('reasoning'), text: v.string() });
 export const ToolCallPartSchema = v.object({
@@ -112,6 +148,10 @@ export const ToolCallPartSchema = v.object({
   result: v.optional(v.unknown()),
   startedAt: TimestampSchema,
   endedAt: v.optional(TimestampSchema),
+  /** While it runs: what the tool last said of its progress. */
+  progress: v.optional(ToolProgressSchema),
+  /** It never ran: declined by the user, or its approval request expired (`status` is `error`). */
+  declined: v.optional(DeclinedSchema),
 });
 export const PartSchema = v.variant('type', [TextPartSchema, ReasoningPartSchema, ToolCallPartSchema]);
 export type TextPart = v.InferOutput<typeof TextPartSchema>;

@@ -21,6 +21,11 @@ const part: fc.Arbitrary<Part> = fc.oneof(
       result: fc.jsonValue(),
       startedAt: time,
       endedAt: time,
+      progress: fc.record(
+        { progress: count, total: count, message: fc.string() },
+        { requiredKeys: ['progress'] },
+      ),
+      declined: fc.constantFrom('user' as const, 'expired' as const),
     },
     { requiredKeys: ['type', 'callId', 'index', 'name', 'status', 'startedAt'] },
   ),
@@ -57,6 +62,18 @@ const entry = fc.record({
   updatedAt: time,
 });
 
+const approval = fc.record(
+  {
+    callId: id,
+    index: count,
+    name: fc.string(),
+    arguments: fc.jsonValue(),
+    policy: fc.constantFrom('always' as const, 'session' as const),
+    expiresAt: time,
+  },
+  { requiredKeys: ['callId', 'index', 'name', 'policy', 'expiresAt'] },
+);
+
 export const serverFrame: fc.Arbitrary<ServerFrame> = fc.oneof(
   fc.record({
     type: fc.constant('ready' as const),
@@ -86,7 +103,7 @@ export const serverFrame: fc.Arbitrary<ServerFrame> = fc.oneof(
     {
       type: fc.constant('tool_execute' as const),
       sessionId: id,
-      phase: fc.constantFrom('start' as const, 'end' as const),
+      phase: fc.constantFrom('start' as const, 'progress' as const, 'end' as const),
       callId: id,
       index: count,
       name: fc.string(),
@@ -94,6 +111,10 @@ export const serverFrame: fc.Arbitrary<ServerFrame> = fc.oneof(
       result: fc.jsonValue(),
       isError: fc.boolean(),
       durationMs: count,
+      declined: fc.constantFrom('user' as const, 'expired' as const),
+      progress: count,
+      total: count,
+      message: fc.string(),
     },
     { requiredKeys: ['type', 'sessionId', 'phase', 'callId', 'index', 'name'] },
   ),
@@ -106,6 +127,7 @@ export const serverFrame: fc.Arbitrary<ServerFrame> = fc.oneof(
       toolCallsProgress: fc.array(entry, { maxLength: 3 }),
       usage,
       turnStatus: fc.record({ ...turnStatus, since: time }, { requiredKeys: ['state', 'since'] }),
+      approvals: fc.array(approval, { maxLength: 2 }),
     },
     { requiredKeys: ['type', 'sessionId', 'serverTime', 'parts', 'toolCallsProgress'] },
   ),
@@ -126,6 +148,7 @@ export const serverFrame: fc.Arbitrary<ServerFrame> = fc.oneof(
     { type: fc.constant('turn_status' as const), sessionId: id, ...turnStatus },
     { requiredKeys: ['type', 'sessionId', 'state'] },
   ),
+  approval.map((a) => ({ type: 'tool_approval_request' as const, sessionId: 'session-1', ...a })),
   fc.record({
     type: fc.constant('history' as const),
     sessionId: id,
@@ -160,6 +183,15 @@ export const clientFrame = fc.oneof(
       limit: fc.integer({ min: 1, max: 100 }),
     },
     { requiredKeys: ['type', 'before'] },
+  ),
+  fc.record(
+    {
+      type: fc.constant('tool_decision'),
+      callId: fc.string({ minLength: 1, maxLength: 128 }),
+      decision: fc.constantFrom('approve', 'deny'),
+      remember: fc.constant('session'),
+    },
+    { requiredKeys: ['type', 'callId', 'decision'] },
   ),
 );
 

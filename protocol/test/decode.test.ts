@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import * as clientDecode from '../src/client-decode.js';
 import { Limits, decodeClientFrame, decodeServerFrame, type Decoded } from '../src/index.js';
 import { clientFrame, mutated, serverFrame } from './arbitraries.js';
-import { assistantMessage, progress, toolStart } from './frames.js';
+import { assistantMessage, progress } from './frames.js';
 
 const errorOf = <T>(decoded: Decoded<T>) => {
   expect(decoded.ok).toBe(false);
@@ -105,7 +105,7 @@ describe('server frames', () => {
   test('a wrong value deep inside is reported by its path', () => {
     const frame = assistantMessage('a1', [
       { type: 'text', text: 'ok' },
-      { ...toolStart('c', 0, 'x'), type: 'tool_call', status: 'later' as 'done', startedAt: 1 },
+      { type: 'tool_call', callId: 'c', index: 0, name: 'x', status: 'later' as 'done', startedAt: 1 },
     ]);
     for (const decode of [decodeServerFrame, clientDecode.decodeServerFrame]) {
       expect(errorOf(decode(JSON.stringify(frame)))).toMatchObject({

@@ -5,6 +5,7 @@ import type {
   MessageFrame,
   ReadyFrame,
   StreamFrame,
+  ToolApprovalRequestFrame,
   ToolExecuteFrame,
   TurnStatusFrame,
   Usage,
@@ -75,6 +76,61 @@ export const toolEnd = (
   result,
   ...(durationMs === undefined ? {} : { durationMs }),
   ...(isError === undefined ? {} : { isError }),
+});
+
+export const toolProgress = (
+  callId: string,
+  index: number,
+  name: string,
+  progress: number,
+  total?: number,
+  message?: string,
+): ToolExecuteFrame => ({
+  type: 'tool_execute',
+  sessionId: SESSION,
+  phase: 'progress',
+  callId,
+  index,
+  name,
+  progress,
+  ...(total === undefined ? {} : { total }),
+  ...(message === undefined ? {} : { message }),
+});
+
+/** The `end` of a call that never ran. */
+export const toolDeclined = (
+  callId: string,
+  index: number,
+  name: string,
+  declined: 'user' | 'expired' = 'user',
+): ToolExecuteFrame => ({
+  type: 'tool_execute',
+  sessionId: SESSION,
+  phase: 'end',
+  callId,
+  index,
+  name,
+  isError: true,
+  declined,
+  result: 'The user declined to run this tool.',
+});
+
+export const approvalRequest = (
+  callId: string,
+  index: number,
+  name: string,
+  args: unknown = {},
+  policy: 'always' | 'session' = 'always',
+  expiresAt = 600_000,
+): ToolApprovalRequestFrame => ({
+  type: 'tool_approval_request',
+  sessionId: SESSION,
+  callId,
+  index,
+  name,
+  arguments: args,
+  policy,
+  expiresAt,
 });
 
 export const assistantMessage = (id: string, parts: ChatMessage['parts']): MessageFrame => ({

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { emptyView, progressList, reduce, snapshot, type ChatView, type ViewFrame } from '../src/index.js';
 import {
   SESSION,
+  approvalRequest,
   assistantMessage,
   done,
   error,
@@ -10,7 +11,9 @@ import {
   reasoning,
   stream,
   text,
+  toolDeclined,
   toolEnd,
+  toolProgress,
   toolStart,
   retrying,
   usage,
@@ -193,7 +196,7 @@ describe('turns and history', () => {
   test('a new turn starts empty', () => {
     const first = play(text('Hi'), progress(0, 'a', 1), done(usage(1, 1)), assistantMessage('a1', []));
     const second = reduce(first, userMessage('u2', 'again'), 5_000);
-    expect(second.turn).toEqual({ parts: [], toolCallsProgress: new Map() });
+    expect(second.turn).toEqual({ parts: [], toolCallsProgress: new Map(), approvals: new Map() });
   });
 
   test('the same message twice replaces, never duplicates', () => {
@@ -323,5 +326,69 @@ describe('snapshot', () => {
     expect(cards(client)).toEqual([
       { index: 0, name: 'write_file', charsAccumulated: 180, startedAt: 100, updatedAt: 10_100 },
     ]);
+  });
+});
+
+describe('tool execution progress', () => {
+  test("sets the running call's progress; each report replaces the one before", () => {
+    const view = play(
+      toolStart('c1', 0, 'crawl'),
+      toolProgress('c1', 0, 'crawl', 1, 10, 'page 1'),
+      toolProgress('c1', 0, 'crawl', 4),
+    );
+    expect(view.turn!.parts[0]).toMatchObject({ callId: 'c1', status: 'running', progress: { progress: 4 } });
+    expect((view.turn!.parts[0] as { progress: object }).progress).toEqual({ progress: 4 });
+  });
+
+  test('a report for a call that is not running changes nothing', () => {
+    const ended = play(toolStart('c1', 0, 'crawl'), toolEnd('c1', 0, 'crawl', 'ok', 5));
+    expect(reduce(ended, toolProgress('c1', 0, 'crawl', 3, 10), 900)).toBe(ended);
+    const unknown = play(toolStart('c1', 0, 'crawl'));
+    expect(reduce(unknown, toolProgress('c9', 0, 'crawl', 3), 900)).toBe(unknown);
+  });
+
+  test('end drops the progress: a finished block shows its result', () => {
+    const view = play(
+      toolStart('c1', 0, 'crawl'),
+      toolProgress('c1', 0, 'crawl', 9, 10),
+      toolEnd('c1', 0, 'crawl', 'ok', 5),
+    );
+    expect(view.turn!.parts[0]).not.toHaveProperty('progress');
+  });
+});
+
+describe('tool approvals', () => {
+  test('a request waits in the turn, sorted by index in the snapshot, and clears the cards', () => {
+    const view = play(
+      progress(0, 'delete_file', 20),
+      approvalRequest('c2', 1, 'send_mail'),
+      approvalRequest('c1', 0, 'delete_file', { path: 'a' }, 'session'),
+    );
+    expect(cards(view)).toEqual([]);
+    expect(snapshot(view, 1_000)!.approvals!.map((a) => [a.callId, a.policy])).toEqual([
+      ['c1', 'session'],
+      ['c2', 'always'],
+    ]);
+  });
+
+  test("the call's tool_execute answers it: start when approved, end with declined when not", () => {
+    const waiting = play(approvalRequest('c1', 0, 'a'), approvalRequest('c2', 1, 'b'));
+    const approved = reduce(waiting, toolStart('c1', 0, 'a'), 500);
+    expect([...approved.turn!.approvals.keys()]).toEqual(['c2']);
+    const declined = reduce(approved, toolDeclined('c2', 1, 'b', 'expired'), 600);
+    expect(declined.turn!.approvals.size).toBe(0);
+    expect(declined.turn!.parts[1]).toMatchObject({ callId: 'c2', status: 'error', declined: 'expired' });
+  });
+
+  test('abort and the turn end clear them all', () => {
+    const waiting = play(approvalRequest('c1', 0, 'a'));
+    expect(reduce(waiting, { type: 'abort' }, 500).turn!.approvals.size).toBe(0);
+    expect(reduce(waiting, assistantMessage('a1', []), 500).turn).toBeNull();
+  });
+
+  test('a resumed client sees the same requests', () => {
+    const server = play(text('Let me check.'), approvalRequest('c1', 0, 'a', { x: 1 }));
+    const client = reduce(reduce(emptyView, ready(), 0), snapshot(server, 400)!, 400);
+    expect(client.turn!.approvals).toEqual(server.turn!.approvals);
   });
 });

@@ -8,6 +8,7 @@ import { expect, test } from 'vitest';
 import { emptyView, reduce, snapshot, type ChatView, type ViewFrame } from '../src/index.js';
 import {
   SESSION,
+  approvalRequest,
   assistantMessage,
   done,
   error,
@@ -17,7 +18,9 @@ import {
   retrying,
   stream,
   text,
+  toolDeclined,
   toolEnd,
+  toolProgress,
   toolStart,
   usage,
   userMessage,
@@ -55,6 +58,32 @@ const frameArb: fc.Arbitrary<ViewFrame> = fc.oneof(
         fc.boolean(),
       )
       .map(([id, i, n, r, ms, isError]) => toolEnd(id, i, n, r, ms, isError)),
+  },
+  {
+    // MCP-style execution progress of a running call (or of one that is not running).
+    weight: 3,
+    arbitrary: fc
+      .tuple(
+        callId,
+        index,
+        toolName,
+        fc.nat(100),
+        fc.option(fc.nat(100), { nil: undefined }),
+        fc.option(delta, { nil: undefined }),
+      )
+      .map(([id, i, n, p, t, m]) => toolProgress(id, i, n, p, t, m)),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(callId, index, toolName, fc.jsonValue(), fc.constantFrom('always' as const, 'session' as const))
+      .map(([id, i, n, a, policy]) => approvalRequest(id, i, n, a, policy)),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(callId, index, toolName, fc.constantFrom('user' as const, 'expired' as const))
+      .map(([id, i, n, why]) => toolDeclined(id, i, n, why)),
   },
   {
     weight: 1,

@@ -10,7 +10,7 @@ import { SqliteHistoryStore } from './history/sqlite-store.js';
 import type { HistoryStore } from './history/store.js';
 import { providerFromEnv, type ProviderChoice } from './providers/from-env.js';
 import { dataDirProblem } from './startup-problems.js';
-import { createHostCheck, hostGuardHook } from './transport/host-guard.js';
+import { hostGuardOnce, sharedHostCheck } from './transport/host-guard-once.js';
 import { HEALTH_PATH, aalisChat, type AalisChatOptions } from './transport/plugin.js';
 import { READ_METHODS, setBaseSecurityHeaders } from './transport/security-headers.js';
 
@@ -49,9 +49,10 @@ export async function createAalisServer(
     );
   });
   // The plugin guards its own routes; a whole server guards every route it has, the
-  // routes added after this (the demo page) and its 404s included.
+  // routes added after this (the demo page) and its 404s included. Both guards share one
+  // check, so that a plugin route, which meets both, is checked once.
   const publicHosts = extra.publicHosts ?? config.publicHosts;
-  const refuseUnknownHost = hostGuardHook(createHostCheck(publicHosts));
+  const refuseUnknownHost = hostGuardOnce(sharedHostCheck(publicHosts));
   app.addHook('onRequest', async (request, reply) => {
     setBaseSecurityHeaders(reply);
     if (request.routeOptions.url === HEALTH_PATH) return;

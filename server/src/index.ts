@@ -1,5 +1,20 @@
 /** @aalis/server: the protocol server, its providers, agent, tools and history stores. */
 export { aalisChat, type AalisChatOptions } from './transport/plugin.js';
+export { attachAalisChat, type AttachAalisChatOptions, type AttachedAalisChat } from './transport/use-ws.js';
+export {
+  createChatServer,
+  type ChatServer,
+  type ChatServerLogger,
+  type ChatServerOptions,
+  type ChatSocket,
+  type SocketHandlers,
+} from './transport/chat-server.js';
+export {
+  createChatServices,
+  type ChatServices,
+  type ChatServicesOptions,
+} from './transport/chat-services.js';
+export type { ConnectionOptions } from './transport/client-connection.js';
 export { createAalisServer, type AalisServer } from './app.js';
 export { loadConfig, ConfigError, type ServerConfig } from './config.js';
 export { describeHosts } from './transport/host-guard.js';
@@ -19,6 +34,7 @@ export {
   ToolRegistry,
   type ToolDefinition,
   type ToolContext,
+  type ToolParameters,
 } from './tools/define-tool.js';
 export { builtinTools } from './tools/builtin/index.js';
 export type { HistoryStore, HistoryPage } from './history/store.js';

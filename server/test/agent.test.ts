@@ -48,7 +48,7 @@ const textRound = (text: string) => textAnswer(text, 20, 3);
 
 async function setUp(
   replies: Reply[],
-  tools: Array<ToolDefinition<never>> = builtinTools(),
+  tools: ToolDefinition[] = builtinTools(),
   options: Partial<AgentOptions> = {},
 ) {
   upstream = await startFakeUpstream(replies);
@@ -127,7 +127,7 @@ describe('a turn', () => {
   });
 
   test('the same tool twice in one round, finishing in reverse order, is matched by callId', async () => {
-    const slowFirst = defineTool<{ location: string }>({
+    const slowFirst = defineTool({
       name: 'get_weather',
       description: 'w',
       parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
@@ -138,7 +138,7 @@ describe('a turn', () => {
     });
     const { run, tools } = await setUp(
       [{ body: fixture('openai-parallel-tool-calls.sse') }, { body: textRound('Done.') }],
-      [slowFirst as ToolDefinition<never>],
+      [slowFirst],
     );
     const { message } = await run();
     expect(tools.filter((t) => t.phase === 'end').map((t) => t.callId)).toEqual([
@@ -230,7 +230,7 @@ describe('tools that go wrong', () => {
   test('a tool that throws: an error result the model reads, and the turn goes on', async () => {
     const { run, tools, logged } = await setUp(
       [{ body: toolRound([{ id: 'c1', name: 'flaky', arguments: '{}' }]) }, { body: textRound('Sorry.') }],
-      [thrower as ToolDefinition<never>],
+      [thrower],
     );
     const { message } = await run();
     // What the error says may name a server or a path: the log has it, nobody else.
@@ -250,7 +250,7 @@ describe('tools that go wrong', () => {
         { body: toolRound([{ id: 'c1', name: 'hang', arguments: '{}' }]) },
         { body: textRound('It timed out.') },
       ],
-      [hanger as ToolDefinition<never>],
+      [hanger],
     );
     const { message } = await run();
     const end = tools.find((t) => t.phase === 'end')!;
@@ -262,7 +262,7 @@ describe('tools that go wrong', () => {
   test('abort while tools run ends them as aborted, with no further round', async () => {
     const { run, tools } = await setUp(
       [{ body: toolRound([{ id: 'c1', name: 'hang', arguments: '{}' }]) }],
-      [{ ...hanger, timeoutMs: 60_000 } as ToolDefinition<never>],
+      [{ ...hanger, timeoutMs: 60_000 }],
     );
     const controller = new AbortController();
     const turn = run('go', controller.signal);
@@ -326,7 +326,7 @@ describe('tools that go wrong', () => {
     });
     const { run } = await setUp(
       [{ body: toolRound([{ id: 'c1', name: 'picky', arguments: '' }]) }, { body: textRound('ok') }],
-      [picky as ToolDefinition<never>],
+      [picky],
     );
     await run();
     expect(sentMessages(1).at(-1)).toMatchObject({ role: 'tool', content: 'Error: try a smaller file' });
@@ -347,10 +347,19 @@ describe('progress-only chunks (the regression the spec names)', () => {
     done: true,
     usage: { promptTokens: 7, completionTokens: 3, totalTokens: 10 },
   };
+  /** No error is expected here: one would show in the test's output. */
+  const visibleLogger = { error: (object: object, message: string) => console.error(message, object) };
 
   test('between two text deltas they leave one merged text part and the same usage', async () => {
     const run = (chunks: ChatStreamChunk[]) =>
-      recordAgent(new Agent({ provider: scripted(chunks), model: 'm', tools: new ToolRegistry() })).run();
+      recordAgent(
+        new Agent({
+          provider: scripted(chunks),
+          model: 'm',
+          tools: new ToolRegistry(),
+          logger: visibleLogger,
+        }),
+      ).run();
     const plain = await run([{ contentDelta: 'Let me look. ' }, { contentDelta: 'Found it.' }, end]);
     const withProgress = await run([
       { contentDelta: 'Let me look. ' },

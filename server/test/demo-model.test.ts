@@ -13,7 +13,13 @@ const fast = new DemoProvider({ speed: 0 });
 afterAll(() => fast.close());
 
 async function turn(text: string, provider = fast) {
-  const agent = new Agent({ provider, model: DEMO_MODEL, tools: new ToolRegistry(builtinTools()) });
+  const agent = new Agent({
+    provider,
+    model: DEMO_MODEL,
+    tools: new ToolRegistry(builtinTools()),
+    // No error is expected here: one would show in the test's output.
+    logger: { error: (object, message) => console.error(message, object) },
+  });
   const progress: number[] = [];
   const progressAt: number[] = [];
   const tools: ToolExecuteEvent[] = [];

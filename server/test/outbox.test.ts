@@ -51,6 +51,42 @@ describe('the outbox', () => {
     vi.useRealTimers();
   });
 
+  test("behind: a tool's execution progress collapses to the newest per call; start and end are kept", async () => {
+    vi.useFakeTimers();
+    const { s, written, state } = sink();
+    const box = new Outbox(s, limits);
+    const tool = (phase: 'start' | 'progress' | 'end', callId: string, progress?: number): ServerFrame => ({
+      type: 'tool_execute',
+      sessionId: 's',
+      phase,
+      callId,
+      index: 0,
+      name: 'crawl',
+      ...(progress === undefined ? {} : { progress, total: 10 }),
+    });
+    state.buffered = 500;
+    push(box, tool('start', 'a'));
+    push(box, tool('progress', 'a', 1));
+    push(box, tool('progress', 'b', 1));
+    push(box, tool('progress', 'a', 2));
+    push(box, progress(0, 7));
+    push(box, tool('progress', 'a', 3));
+    push(box, tool('end', 'a'));
+    push(box, tool('progress', 'b', 2));
+    expect(box.collapsed).toBe(2);
+    state.buffered = 0;
+    await vi.advanceTimersByTimeAsync(10);
+    expect(written).toEqual([
+      tool('start', 'a'),
+      tool('progress', 'a', 3),
+      tool('progress', 'b', 1),
+      progress(0, 7),
+      tool('end', 'a'),
+      tool('progress', 'b', 2),
+    ]);
+    vi.useRealTimers();
+  });
+
   test('a progress frame never jumps over text queued after it', async () => {
     vi.useFakeTimers();
     const { s, written, state } = sink();

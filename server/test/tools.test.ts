@@ -5,9 +5,13 @@ import { builtinTools } from '../src/tools/builtin/index.js';
 import { Workspace } from '../src/tools/workspace.js';
 
 const registry = new ToolRegistry(builtinTools());
-const context = () => ({ signal: new AbortController().signal, sessionId: 's', workspace: new Workspace() });
-const call = (name: string, args: unknown, ctx = context()) =>
-  registry.get(name)!.execute(args as never, ctx);
+const context = () => ({
+  signal: new AbortController().signal,
+  sessionId: 's',
+  workspace: new Workspace(),
+  progress: () => {},
+});
+const call = (name: string, args: unknown, ctx = context()) => registry.get(name)!.execute(args, ctx);
 
 describe('calculator', () => {
   test.each([

@@ -5,6 +5,7 @@ import { repeat } from 'lit/directives/repeat.js';
 import {
   ErrorCode,
   Limits,
+  approvalList,
   clockOffset,
   emptyView,
   reduce,
@@ -13,14 +14,16 @@ import {
   type ChatView,
   type MessageError,
   type ServerFrame,
+  type ToolDecisionFrame,
 } from '@aalis/protocol/client';
 import { ChatConnection } from './controllers/chat-connection.js';
 import { browserSocket, type ConnectionState, type SocketFactory } from './controllers/connection.js';
 import { StickToBottom } from './controllers/stick-to-bottom.js';
 import { shownStatus, turnStatusText } from './elements/turn-status.js';
-import { AalisErrorEvent, AalisMessageEvent, AalisSendEvent } from './events.js';
+import { AalisErrorEvent, AalisMessageEvent, AalisSendEvent, AalisToolApprovalEvent } from './events.js';
 import { defaultLocale, errorText, stringsFor, type Strings } from './i18n/strings.js';
 import type { MarkdownCache, RenderOptions } from './markdown/render.js';
+import { nextMinuteIn } from './render/approvals.js';
 import { fitToText, isSendKey, renderComposer } from './render/composer.js';
 import { plainText, renderAssistantMessage, renderTurn, renderUserMessage } from './render/messages.js';
 import type { PartContext } from './render/parts.js';
@@ -38,13 +41,19 @@ import { chatStyles } from './styles/chat.styles.js';
  * @event aalis-message - A turn ended. `detail: { message }` (the stored assistant message).
  * @event aalis-error - An error from the server, or the connection refused for good. `detail: { code, message, errorId? }`.
  * @event aalis-connection-change - `detail: { state, retryInMs? }`; state is connecting, connected, reconnecting or offline.
+ * @event aalis-tool-approval - A tool call waits for the user's approval (once per request, also when restored after a reload). `detail: { callId, name, arguments, policy }`; answer with `decide()` or the card's buttons.
  *
  * @csspart status - The connection line above the transcript.
  * @csspart transcript - The scrolling conversation (`role="log"`).
  * @csspart bubble - Every message bubble; also `bubble-user`, `bubble-assistant`.
  * @csspart typing - The bubble shown before the assistant's first words.
  * @csspart reasoning - A collapsible reasoning block.
- * @csspart tool-call-block - A tool call that runs or ran: name, status, arguments, result.
+ * @csspart tool-call-block - A tool call that runs or ran: name, status, arguments, result. `data-status` `running`, `done` or `error`; `data-declined` `user` or `expired` for a call that never ran.
+ * @csspart tool-progress - A running tool's progress line in its block: bar, message and count ("3 / 5").
+ * @csspart approval-card - A tool call waiting for the user's approval: name, arguments, time left, buttons.
+ * @csspart approve-button - The approval card's Approve button.
+ * @csspart deny-button - The approval card's Deny button.
+ * @csspart allow-session-button - "Allow for this conversation", on cards whose policy allows it.
  * @csspart pending-card - A tool call being written: `<icon> <name> 142 chars · 3.2s`.
  * @csspart pending-card-icon - The pending card's tool icon.
  * @csspart pending-card-name - The pending card's tool name.
@@ -62,7 +71,7 @@ import { chatStyles } from './styles/chat.styles.js';
  * @cssprop --aalis-color-accent - Buttons, links, icons, focus rings.
  * @cssprop --aalis-color-accent-text - Text on the accent colour.
  * @cssprop --aalis-color-border - Borders and separators.
- * @cssprop --aalis-color-warning - A card waiting for the model.
+ * @cssprop --aalis-color-warning - A card waiting for the model; the border of an approval card.
  * @cssprop --aalis-color-danger - Errors and failed tools.
  * @cssprop --aalis-bubble-user-background - The user's bubbles (defaults to the accent).
  * @cssprop --aalis-bubble-user-text - Text in the user's bubbles.
@@ -119,6 +128,12 @@ export class AalisChat extends LitElement {
   #runningReasoningMs: number | undefined;
   /** Sent messages the server has not yet accepted, by `clientMessageId`: given back if refused. */
   readonly #unconfirmed = new Map<string, string>();
+  /** Approval requests already announced (and evented), by call id: once each, reconnects included. */
+  readonly #seenApprovals = new Set<string>();
+  /** Calls decided here whose outcome has not arrived: their buttons stay disabled. */
+  readonly #decided = new Set<string>();
+  /** Re-renders the approval cards when their minutes left change. */
+  #expiryTimer: ReturnType<typeof setTimeout> | undefined;
 
   get strings(): Strings {
     return stringsFor(this.locale || defaultLocale());
@@ -158,7 +173,41 @@ export class AalisChat extends LitElement {
   newSession(): void {
     this.view = emptyView;
     this.errors = [];
+    this.#seenApprovals.clear();
     this.#connection.newSession();
+  }
+
+  /**
+   * Answers a tool call waiting for approval (what the card's buttons do): `approve` or
+   * `deny`; `remember: 'session'` also allows the tool for the rest of the conversation,
+   * where the request's policy is `session`. Once per call: false when the call is not
+   * waiting, was already decided here, or the connection is down (the status line says so).
+   */
+  decide(callId: string, decision: 'approve' | 'deny', remember?: 'session'): boolean {
+    const approval = this.view.turn?.approvals.get(callId);
+    if (!approval || this.#decided.has(callId)) return false;
+    const frame: ToolDecisionFrame = { type: 'tool_decision', callId, decision };
+    if (remember && decision === 'approve' && approval.policy === 'session') frame.remember = remember;
+    if (!this.#connection.send(frame)) return false;
+    this.#decided.add(callId);
+    this.requestUpdate();
+    return true;
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    clearTimeout(this.#expiryTimer);
+  }
+
+  protected override updated(): void {
+    // The cards say minutes left: render again when the count changes, not before.
+    clearTimeout(this.#expiryTimer);
+    const wait = this.view.turn && nextMinuteIn(this.view.turn.approvals.values(), this.#serverNow());
+    if (wait) this.#expiryTimer = setTimeout(() => this.requestUpdate(), wait + 50);
+  }
+
+  #serverNow(): number {
+    return toServerTime(Date.now(), this.offset);
   }
 
   protected override async scheduleUpdate(): Promise<void> {
@@ -176,7 +225,7 @@ export class AalisChat extends LitElement {
       this.offset = clockOffset(frame.serverTime, Date.now());
     }
     const before = this.view;
-    this.view = reduce(this.view, frame, toServerTime(Date.now(), this.offset));
+    this.view = reduce(this.view, frame, this.#serverNow());
     switch (frame.type) {
       case 'ready':
         this.#unconfirmed.clear();
@@ -190,6 +239,7 @@ export class AalisChat extends LitElement {
       case 'user_message':
         if (frame.clientMessageId !== undefined) this.#unconfirmed.delete(frame.clientMessageId);
         this.#startTurn();
+        this.#seenApprovals.clear();
         break;
       case 'stream':
         this.#trackReasoning();
@@ -219,6 +269,7 @@ export class AalisChat extends LitElement {
         // The bubble now says why the turn failed: the alert for it would say it twice.
         if (error) this.errors = this.errors.filter((e) => e.code !== error.code);
         if (before.turn) this.dispatchEvent(new AalisMessageEvent(frame.message));
+        this.#seenApprovals.clear();
         break;
       }
       case 'error':
@@ -230,6 +281,35 @@ export class AalisChat extends LitElement {
             frame.code === ErrorCode.ShuttingDown ? this.strings.restarting : errorText(this.strings, frame);
         this.dispatchEvent(new AalisErrorEvent(frame.code, frame.message, frame.errorId));
         break;
+    }
+    this.#trackApprovals();
+  }
+
+  /**
+   * New approval requests are announced and evented once each; the focus moves to the
+   * first one's Approve button only from an empty composer, never from elsewhere nor from
+   * a visitor in mid-sentence (whose next space would approve). Decisions whose card is
+   * gone are forgotten.
+   */
+  #trackApprovals(): void {
+    const turn = this.view.turn;
+    for (const callId of this.#decided) if (!turn?.approvals.has(callId)) this.#decided.delete(callId);
+    const fresh = turn ? approvalList(turn).filter((a) => !this.#seenApprovals.has(a.callId)) : [];
+    if (!fresh.length) return;
+    for (const approval of fresh) {
+      this.#seenApprovals.add(approval.callId);
+      this.dispatchEvent(new AalisToolApprovalEvent(approval));
+    }
+    this.announcement = fresh.map((a) => this.strings.approvalAsk(a.name)).join(' ');
+    const active = this.shadowRoot?.activeElement;
+    const fromComposer = !!active && !!this.renderRoot.querySelector('.composer')?.contains(active);
+    if (fromComposer && !this.draft.trim()) {
+      const callId = fresh[0]!.callId;
+      void this.updateComplete.then(() =>
+        this.renderRoot
+          .querySelector<HTMLElement>(`.approval-card[data-call-id="${CSS.escape(callId)}"] .approve-button`)
+          ?.focus(),
+      );
     }
   }
 
@@ -323,7 +403,16 @@ export class AalisChat extends LitElement {
               ),
             )
           }
-          ${turn ? renderTurn(turn, this.#context(true, this.#runningReasoningMs)) : nothing}
+          ${
+            turn
+              ? renderTurn(
+                  turn,
+                  this.#context(true, this.#runningReasoningMs),
+                  { strings, serverNow: this.#serverNow(), decided: this.#decided },
+                  this.#decide,
+                )
+              : nothing
+          }
           ${this.errors.map(
             (e) =>
               html`<div class="error" role="alert" data-code=${e.code}>
@@ -378,6 +467,12 @@ export class AalisChat extends LitElement {
       if (this.textarea) this.textarea.style.height = 'auto';
     },
     stop: () => this.abort(),
+  };
+
+  #decide = (callId: string, decision: 'approve' | 'deny', remember?: 'session') => {
+    // The clicked button is about to be disabled, which drops the focus: it goes to the
+    // composer, never to another card's Approve, where a second Enter would approve it.
+    if (this.decide(callId, decision, remember)) this.textarea?.focus();
   };
 
   #loadOlder = () => {

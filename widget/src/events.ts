@@ -1,5 +1,5 @@
 /** The events `<aalis-chat>` dispatches: typed, bubbling, composed (they leave the shadow root). */
-import type { ChatMessage } from '@aalis/protocol/client';
+import type { ChatMessage, ToolApproval } from '@aalis/protocol/client';
 import type { ConnectionState } from './controllers/connection.js';
 
 const init = { bubbles: true, composed: true } as const;
@@ -41,11 +41,24 @@ export class AalisConnectionChangeEvent extends CustomEvent<{ state: ConnectionS
   }
 }
 
+/**
+ * A tool call waits for the user's approval: dispatched once per request, when it first
+ * appears (live, or restored after a reload). `arguments` is absent when the server sent none.
+ */
+export class AalisToolApprovalEvent extends CustomEvent<
+  Pick<ToolApproval, 'callId' | 'name' | 'arguments' | 'policy'>
+> {
+  constructor({ callId, name, arguments: args, policy }: ToolApproval) {
+    super('aalis-tool-approval', { ...init, detail: { callId, name, arguments: args, policy } });
+  }
+}
+
 declare global {
   interface HTMLElementEventMap {
     'aalis-send': AalisSendEvent;
     'aalis-message': AalisMessageEvent;
     'aalis-error': AalisErrorEvent;
     'aalis-connection-change': AalisConnectionChangeEvent;
+    'aalis-tool-approval': AalisToolApprovalEvent;
   }
 }

@@ -15,11 +15,13 @@ import {
   type ChatView,
   type MessageStatus,
   type StreamChunkMessage,
+  type ToolApproval,
   type ToolCall,
   type ToolExecuteFrame,
   type TurnStatusFrame,
 } from '@aalis/protocol';
 import { logErrorWithId, type ErrorLogger } from '../log-error.js';
+import { approvalPolicyFor, type ApprovalPolicy, type ApprovalRules } from './approval-policy.js';
 import { ProviderError } from '../providers/errors.js';
 import type { ChatProvider, ModelMessage } from '../providers/types.js';
 import type { ToolRegistry } from '../tools/define-tool.js';
@@ -28,7 +30,8 @@ import { toModelMessages } from './model-messages.js';
 import { DEFAULT_MAX_TOOL_RESULT_CHARS } from '../sessions/limits.js';
 import { capResult } from './cap-result.js';
 import { publicProviderError, type ErrorReporter } from './public-errors.js';
-import { parseCall, runTool } from './tool-runner.js';
+import { ProgressReporter } from './progress-reporter.js';
+import { parseCall, runTool, type ParsedCall } from './tool-runner.js';
 
 export type ToolExecuteEvent = Omit<ToolExecuteFrame, 'type'>;
 export type TurnStatusEvent = Omit<TurnStatusFrame, 'type'>;
@@ -56,8 +59,24 @@ export interface AgentOptions {
   waitingNoticeMs?: number;
   /** Longest tool result, as text; a longer one is cut (the model and every tab get the same). */
   maxToolResultChars?: number;
-  logger?: AgentLogger;
+  /** Which tools wait for a user's approval before they run (by name, `*` a wildcard); none by default. */
+  approval?: ApprovalRules;
+  /** How long a user has to decide; no decision by then declines the call (default 10 minutes). */
+  approvalTimeoutMs?: number;
+  /** Where the detail of an error a visitor sees only by its id goes. */
+  logger: AgentLogger;
   now?: () => number;
+}
+
+/** How a call that waited for approval came out. */
+export type ApprovalOutcome = 'approved' | 'denied' | 'expired' | 'aborted';
+
+/** Where a turn asks its users to approve a tool call (the session hub, for every tab). */
+export interface ApprovalDesk {
+  /** The user allowed this tool for the rest of the conversation. */
+  granted(toolName: string): boolean;
+  /** Asks, and waits for the first decision, the request's expiry, or the signal. */
+  ask(request: ToolApproval, signal: AbortSignal): Promise<ApprovalOutcome>;
 }
 
 export interface TurnInput {
@@ -66,6 +85,8 @@ export interface TurnInput {
   history: readonly ChatMessage[];
   signal: AbortSignal;
   workspace: Workspace;
+  /** Without one, a call that needs approval is declined: there is no one to ask. */
+  approvals?: ApprovalDesk;
 }
 
 export interface TurnError {
@@ -83,8 +104,16 @@ export interface TurnResult {
   error?: TurnError;
 }
 
-export const DEFAULT_MAX_ROUNDS = 8;
-export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_ROUNDS = 8;
+const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;
+
+/** What the model reads instead of a result when a call never ran. */
+const NOT_RUN: Record<Exclude<ApprovalOutcome, 'approved'>, string> = {
+  denied: 'The user declined to run this tool call. It was not run.',
+  expired: 'No one approved this tool call in time. It was not run.',
+  aborted: 'aborted',
+};
 
 export class Agent extends EventEmitter<AgentEvents> {
   readonly #options: Required<Omit<AgentOptions, 'systemPrompt' | 'waitingNoticeMs'>> &
@@ -98,8 +127,9 @@ export class Agent extends EventEmitter<AgentEvents> {
       maxRounds: DEFAULT_MAX_ROUNDS,
       toolTimeoutMs: DEFAULT_TOOL_TIMEOUT_MS,
       maxToolResultChars: DEFAULT_MAX_TOOL_RESULT_CHARS,
+      approval: {},
+      approvalTimeoutMs: DEFAULT_APPROVAL_TIMEOUT_MS,
       now: Date.now,
-      logger: { error: (object, message) => console.error(`agent: ${message}`, object) },
       ...options,
     };
   }
@@ -152,44 +182,115 @@ export class Agent extends EventEmitter<AgentEvents> {
     }
   }
 
-  /** All starts first, in index order; then the tools run in parallel, each ending when it ends. */
+  /**
+   * The calls that need no approval start at once, in index order; those that do are
+   * asked for, each starting when approved (or ending, never run, when not). The tools
+   * run in parallel, each ending when it ends.
+   */
   async #runTools(calls: ToolCall[], turn: TurnRecorder, input: TurnInput): Promise<void> {
+    const { tools, approval } = this.#options;
+    const gated = calls.map((call) => {
+      const parsed = parseCall(call, tools);
+      // A call that cannot run (bad arguments, no such tool) runs nothing to approve.
+      const policy: ApprovalPolicy = parsed.refusal ? 'never' : approvalPolicyFor(approval, call.name);
+      const asks = policy === 'always' || (policy === 'session' && !input.approvals?.granted(call.name));
+      return { parsed, policy, asks };
+    });
+    for (const { parsed, asks } of gated) if (!asks) this.#start(parsed, turn, input);
+    await Promise.all(
+      gated.map(async ({ parsed, policy, asks }) => {
+        if (asks) {
+          const outcome = await this.#askApproval(parsed, policy as 'always' | 'session', input);
+          if (outcome !== 'approved') return this.#notRun(parsed, outcome, turn, input);
+          this.#start(parsed, turn, input);
+        }
+        await this.#run(parsed, turn, input);
+      }),
+    );
+  }
+
+  #start({ call, arguments: args }: ParsedCall, turn: TurnRecorder, input: TurnInput): void {
+    turn.tool({
+      sessionId: input.sessionId,
+      phase: 'start',
+      callId: call.id,
+      index: call.index,
+      name: call.name,
+      arguments: args,
+    });
+  }
+
+  #askApproval(
+    { call, arguments: args }: ParsedCall,
+    policy: 'always' | 'session',
+    input: TurnInput,
+  ): Promise<ApprovalOutcome> {
+    if (!input.approvals) return Promise.resolve('denied');
+    const request: ToolApproval = {
+      callId: call.id,
+      index: call.index,
+      name: call.name,
+      arguments: args,
+      policy,
+      expiresAt: this.#options.now() + this.#options.approvalTimeoutMs,
+    };
+    return input.approvals.ask(request, input.signal);
+  }
+
+  /** A call that never ran: an `end` without a `start`, with its arguments (no client has them from a start). */
+  #notRun(
+    { call, arguments: args }: ParsedCall,
+    outcome: Exclude<ApprovalOutcome, 'approved'>,
+    turn: TurnRecorder,
+    input: TurnInput,
+  ): void {
+    turn.tool({
+      sessionId: input.sessionId,
+      phase: 'end',
+      callId: call.id,
+      index: call.index,
+      name: call.name,
+      arguments: args,
+      result: NOT_RUN[outcome],
+      isError: true,
+      ...(outcome === 'aborted' ? {} : { declined: outcome === 'denied' ? 'user' : 'expired' }),
+    });
+  }
+
+  async #run(parsed: ParsedCall, turn: TurnRecorder, input: TurnInput): Promise<void> {
     const { tools, toolTimeoutMs, maxToolResultChars, now } = this.#options;
-    const parsed = calls.map((call) => parseCall(call, tools));
-    for (const { call, arguments: args } of parsed) {
+    const { call } = parsed;
+    const started = now();
+    const reporter = new ProgressReporter((update) =>
       turn.tool({
         sessionId: input.sessionId,
-        phase: 'start',
+        phase: 'progress',
         callId: call.id,
         index: call.index,
         name: call.name,
-        arguments: args,
-      });
-    }
-    await Promise.all(
-      parsed.map(async (p) => {
-        const started = now();
-        const outcome = await runTool(
-          p,
-          tools,
-          { sessionId: input.sessionId, workspace: input.workspace },
-          input.signal,
-          toolTimeoutMs,
-          this.#report,
-        );
-        // No arguments: they went out with `start`, and may be large.
-        turn.tool({
-          sessionId: input.sessionId,
-          phase: 'end',
-          callId: p.call.id,
-          index: p.call.index,
-          name: p.call.name,
-          result: capResult(outcome.result, maxToolResultChars),
-          isError: outcome.isError,
-          durationMs: Math.max(0, now() - started),
-        });
+        ...update,
       }),
     );
+    const outcome = await runTool(
+      parsed,
+      tools,
+      { sessionId: input.sessionId, workspace: input.workspace, progress: reporter.report },
+      input.signal,
+      toolTimeoutMs,
+      this.#report,
+    );
+    reporter.stop();
+    // No arguments: they went out with `start`, and may be large.
+    turn.tool({
+      sessionId: input.sessionId,
+      phase: 'end',
+      callId: call.id,
+      index: call.index,
+      name: call.name,
+      result: capResult(outcome.result, maxToolResultChars),
+      isError: outcome.isError,
+      durationMs: Math.max(0, now() - started),
+    });
   }
 
   /** A listener that throws must not end the turn of everyone else. */
@@ -216,7 +317,11 @@ class TurnRecorder {
     private readonly now: () => number,
     private readonly emit: <E extends keyof AgentEvents>(event: E, payload: AgentEvents[E][0]) => void,
   ) {
-    this.#view = { sessionId, messages: [], turn: { parts: [], toolCallsProgress: new Map() } };
+    this.#view = {
+      sessionId,
+      messages: [],
+      turn: { parts: [], toolCallsProgress: new Map(), approvals: new Map() },
+    };
   }
 
   stream(message: StreamChunkMessage): void {

@@ -66,7 +66,7 @@ const textOf = (parts: readonly Part[], type: 'text' | 'reasoning'): string =>
 const argumentsText = (args: unknown): string =>
   typeof args === 'string' ? args : JSON.stringify(args ?? {});
 
-export function resultText(call: Pick<ToolCallPart, 'status' | 'result'>): string {
+function resultText(call: Pick<ToolCallPart, 'status' | 'result'>): string {
   if (call.status === 'running' || call.result === undefined)
     return call.status === 'done' ? 'null' : UNFINISHED;
   const text = typeof call.result === 'string' ? call.result : JSON.stringify(call.result);

@@ -18,9 +18,12 @@ const PUBLIC_MESSAGES: Record<ProviderErrorKind, string> = {
   upstream: 'the AI service failed to answer',
   bad_response: 'the AI service sent an answer that could not be read',
   aborted: 'the request to the AI service was stopped',
+  too_large: 'the answer passed the size the server accepts and was stopped',
 };
 
 export function publicProviderError(error: ProviderError, report: ErrorReporter): TurnError {
   const errorId = report(error, `model request failed (${error.kind})`);
-  return { code: ErrorCode.Upstream, message: PUBLIC_MESSAGES[error.kind], errorId };
+  // A cap of ours, not the provider's failure: the same code as the session's own caps.
+  const code = error.kind === 'too_large' ? ErrorCode.TooLarge : ErrorCode.Upstream;
+  return { code, message: PUBLIC_MESSAGES[error.kind], errorId };
 }

@@ -68,7 +68,7 @@ export async function runTool(
   stopped.catch(() => {}); // Only ever observed through the race below.
   try {
     const result = await Promise.race([
-      Promise.resolve().then(() => tool.execute(parsed.arguments as never, { ...context, signal })),
+      Promise.resolve().then(() => tool.execute(parsed.arguments, { ...context, signal })),
       stopped,
     ]);
     return { result: result === undefined ? null : result, isError: false };

@@ -4,7 +4,10 @@ import type { ChatMessage } from '@aalis/protocol';
 import { interruptedTurnMessage, type HistoryPage, type HistoryStore } from './store.js';
 
 export class MemoryHistoryStore implements HistoryStore {
-  readonly #sessions = new Map<string, { messages: ChatMessage[]; runningSince?: number }>();
+  readonly #sessions = new Map<
+    string,
+    { messages: ChatMessage[]; runningSince?: number; grants?: Set<string> }
+  >();
 
   hasSession(sessionId: string): boolean {
     return this.#sessions.has(sessionId);
@@ -31,6 +34,15 @@ export class MemoryHistoryStore implements HistoryStore {
     if (end < 0) return { messages: [], hasMore: false };
     const start = Math.max(0, end - limit);
     return { messages: messages.slice(start, end), hasMore: start > 0 };
+  }
+
+  grantedTools(sessionId: string): string[] {
+    return [...(this.#sessions.get(sessionId)?.grants ?? [])];
+  }
+
+  grantTool(sessionId: string, toolName: string): void {
+    const session = this.#session(sessionId);
+    (session.grants ??= new Set()).add(toolName);
   }
 
   recoverInterruptedTurns(): number {

@@ -25,18 +25,21 @@ const SCHEMA = `
     session_id TEXT PRIMARY KEY REFERENCES sessions(id),
     started_at INTEGER NOT NULL
   );
+  CREATE TABLE IF NOT EXISTS tool_grants (
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    tool TEXT NOT NULL,
+    PRIMARY KEY (session_id, tool)
+  );
 `;
 
 export class SqliteHistoryStore implements HistoryStore {
-  readonly file: string;
   readonly #db: Database.Database;
   readonly #statements;
 
   /** Opens (or creates) `aalis.sqlite` in `dataDir`. */
   constructor(dataDir: string) {
     mkdirSync(dataDir, { recursive: true });
-    this.file = join(dataDir, 'aalis.sqlite');
-    this.#db = new Database(this.file);
+    this.#db = new Database(join(dataDir, 'aalis.sqlite'));
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('synchronous = NORMAL');
     this.#db.pragma('foreign_keys = ON');
@@ -52,6 +55,8 @@ export class SqliteHistoryStore implements HistoryStore {
       runningSince: db.prepare('SELECT started_at FROM running_turns WHERE session_id = ?').pluck(),
       clearRunning: db.prepare('DELETE FROM running_turns WHERE session_id = ?'),
       running: db.prepare('SELECT session_id AS sessionId, started_at AS startedAt FROM running_turns'),
+      grants: db.prepare('SELECT tool FROM tool_grants WHERE session_id = ? ORDER BY tool').pluck(),
+      grant: db.prepare('INSERT OR IGNORE INTO tool_grants (session_id, tool) VALUES (?, ?)'),
       latest: db.prepare('SELECT body FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?').pluck(),
       seqOf: db.prepare('SELECT seq FROM messages WHERE session_id = ? AND id = ?').pluck(),
       before: db
@@ -73,6 +78,14 @@ export class SqliteHistoryStore implements HistoryStore {
       this.#statements.insertMessage.run(sessionId, userMessage.id, JSON.stringify(userMessage));
       this.#statements.markRunning.run(sessionId, now);
     })();
+  }
+
+  grantedTools(sessionId: string): string[] {
+    return this.#statements.grants.all(sessionId) as string[];
+  }
+
+  grantTool(sessionId: string, toolName: string): void {
+    this.#statements.grant.run(sessionId, toolName);
   }
 
   endTurn(sessionId: string, assistantMessage: ChatMessage): void {

@@ -25,6 +25,13 @@ export interface HistoryStore {
   endTurn(sessionId: string, assistantMessage: ChatMessage): void;
   /** The last `limit` messages, or the last `limit` before the message with id `before`. */
   page(sessionId: string, options: { limit: number; before?: string }): HistoryPage;
+  /**
+   * The tools the user allowed for the rest of this conversation ("Allow for this
+   * conversation"): kept with it, so the server, never the page, enforces the grant.
+   */
+  grantedTools(sessionId: string): string[];
+  /** Keeps a grant; the session exists (a turn asked for it). */
+  grantTool(sessionId: string, toolName: string): void;
   /** Marks turns a crash left running as failed; returns how many there were. */
   recoverInterruptedTurns(): number;
   close(): void;

@@ -7,7 +7,7 @@
  */
 import { OpenAIProvider, type OpenAIProviderOptions } from './openai.js';
 
-export const DEEPSEEK_BASE_URL = 'https://api.deepseek.com';
+const DEEPSEEK_BASE_URL = 'https://api.deepseek.com';
 
 export function createDeepSeekProvider(
   options: Omit<OpenAIProviderOptions, 'name' | 'sendReasoningBack'>,

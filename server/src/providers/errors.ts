@@ -1,6 +1,14 @@
 /** Typed provider failures, each with a message a person can act on. */
 
-export type ProviderErrorKind = 'auth' | 'rate_limited' | 'upstream' | 'timeout' | 'aborted' | 'bad_response';
+export type ProviderErrorKind =
+  | 'auth'
+  | 'rate_limited'
+  | 'upstream'
+  | 'timeout'
+  | 'aborted'
+  | 'bad_response'
+  /** The response passed a size cap of ours (a stream line longer than we read). */
+  | 'too_large';
 
 export class ProviderError extends Error {
   override readonly name = 'ProviderError';

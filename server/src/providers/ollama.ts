@@ -10,13 +10,17 @@ import type { RetryPolicy } from './retry.js';
 import { streamRound, type RoundState, type UpstreamTimeouts } from './round-stream.js';
 import type { ChatProvider, ChatRequest, ChatStreamOptions, ModelMessage } from './types.js';
 
-export const OLLAMA_DEFAULT_HOST = 'http://127.0.0.1:11434';
+const OLLAMA_DEFAULT_HOST = 'http://127.0.0.1:11434';
+const DEFAULT_MAX_LINE_CHARS = 8 * 1024 * 1024;
 
 export interface OllamaProviderOptions extends UpstreamTimeouts {
   host?: string;
   retry?: RetryPolicy;
-  /** Longest NDJSON line accepted; a longer one is a bad response, not unbounded memory. */
-  maxLineBytes?: number;
+  /**
+   * Longest NDJSON line accepted, in characters (8 Mi by default, 8 MiB of ASCII): a
+   * longer one ends the round as `too_large` rather than growing without bound.
+   */
+  maxLineChars?: number;
 }
 
 interface OllamaLine {
@@ -46,7 +50,7 @@ export class OllamaProvider implements ChatProvider {
       {
         open: async (abort) => {
           const response = await this.#post(request, abort);
-          return ndjsonLines(response.body!, this.options.maxLineBytes ?? 8 * 1024 * 1024);
+          return ndjsonLines(response.body!, this.options.maxLineChars ?? DEFAULT_MAX_LINE_CHARS);
         },
         read: readLine,
       },
@@ -145,25 +149,32 @@ function safeJson(text: string): unknown {
 }
 
 /** Splits a byte stream into its non-empty lines, bounded in length. */
-async function* ndjsonLines(body: ReadableStream<Uint8Array>, maxLineBytes: number): AsyncGenerator<string> {
+async function* ndjsonLines(body: ReadableStream<Uint8Array>, maxLineChars: number): AsyncGenerator<string> {
+  const tooLong = () =>
+    new ProviderError('too_large', `ollama sent a line longer than ${maxLineChars} characters`);
   const decoder = new TextDecoder();
   let buffered = '';
+  /** How much of `buffered` is known to hold no newline: a long line is searched once. */
+  let scanned = 0;
   const reader = body.getReader();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     buffered += decoder.decode(value, { stream: true });
     let newline: number;
-    while ((newline = buffered.indexOf('\n')) >= 0) {
+    while ((newline = buffered.indexOf('\n', scanned)) >= 0) {
+      if (newline > maxLineChars) throw tooLong();
       const line = buffered.slice(0, newline).trim();
       buffered = buffered.slice(newline + 1);
+      scanned = 0;
       if (line) yield line;
     }
-    if (buffered.length > maxLineBytes) {
-      throw new ProviderError('bad_response', `ollama sent a line longer than ${maxLineBytes} bytes`);
-    }
+    // A line still without its end is refused as soon as it is too long, not read on.
+    scanned = buffered.length;
+    if (scanned > maxLineChars) throw tooLong();
   }
   const last = (buffered + decoder.decode()).trim();
+  if (last.length > maxLineChars) throw tooLong();
   if (last) yield last;
 }
 

@@ -30,7 +30,7 @@ export const defaultRetryPolicy: RetryPolicy = {
 };
 
 /** A retry about to happen, for whoever tells the visitor. */
-export interface RetryNotice {
+interface RetryNotice {
   /** The attempt that will be made, 2 for the first retry. */
   attempt: number;
   delayMs: number;

@@ -10,9 +10,8 @@
 import type { ChatStreamChunk, TurnStatus, Usage } from '@aalis/protocol';
 import { formatSeconds } from '../format-seconds.js';
 import { ProviderError, abortedError, cutOffError } from './errors.js';
-import { IdleTimer } from './idle-timer.js';
 import { defaultRetryPolicy, withRetries, type RetryPolicy } from './retry.js';
-import { SilenceNotice } from './silence-notice.js';
+import { SilenceWatch } from './silence-watch.js';
 import { ToolCallAccumulator } from './tool-call-accumulator.js';
 
 /** What a provider learns while reading a round, besides the chunks it yields. */
@@ -23,7 +22,7 @@ export interface RoundState {
   usage?: Usage;
 }
 
-export interface RoundSource<Item> {
+interface RoundSource<Item> {
   /** Opens the response; called again for a retry. Throws `ProviderError`s. */
   open(signal: AbortSignal): Promise<AsyncIterable<Item>>;
   /** The chunks one upstream item yields, updating `round` as it learns. */
@@ -43,7 +42,7 @@ export interface UpstreamTimeouts {
   idleTimeoutMs?: number | undefined;
 }
 
-export interface RoundOptions extends UpstreamTimeouts {
+interface RoundOptions extends UpstreamTimeouts {
   signal?: AbortSignal | undefined;
   retry?: RetryPolicy | undefined;
   /** Hears why nothing streams: silence (`waiting`), or a retry about to be made. */
@@ -54,7 +53,7 @@ export interface RoundOptions extends UpstreamTimeouts {
 
 export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 30_000;
 export const DEFAULT_IDLE_TIMEOUT_MS = 90_000;
-export const DEFAULT_WAITING_NOTICE_MS = 4_000;
+const DEFAULT_WAITING_NOTICE_MS = 4_000;
 
 export async function* streamRound<Item>(
   provider: string,
@@ -65,10 +64,12 @@ export async function* streamRound<Item>(
   const controller = new AbortController();
   const onAbort = () => controller.abort();
   signal?.addEventListener('abort', onAbort, { once: true });
-  const idle = new IdleTimer(options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, () => controller.abort());
   let attempt = 1;
-  const silence = new SilenceNotice(options.waitingNoticeMs ?? DEFAULT_WAITING_NOTICE_MS, () =>
-    onStatus?.({ state: 'waiting', attempt }),
+  const silence = new SilenceWatch(
+    options.waitingNoticeMs ?? DEFAULT_WAITING_NOTICE_MS,
+    options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+    () => onStatus?.({ state: 'waiting', attempt }),
+    () => controller.abort(),
   );
   /** The response was read to its end: nothing left to abort. */
   let drained = false;
@@ -80,22 +81,19 @@ export async function* streamRound<Item>(
       signal,
       (number) => {
         attempt = number;
-        silence.shown();
-        silence.heard();
+        silence.attempt();
         return openInTime(provider, source, controller.signal, options.firstByteTimeoutMs);
       },
       ({ attempt: next, delayMs }) => {
         // The countdown says it all until the next attempt starts.
-        silence.stop();
+        silence.pause();
         onStatus?.({ state: 'retrying', attempt: next, retryInMs: delayMs });
       },
     );
     const round: RoundState = { calls: new ToolCallAccumulator(), finished: false };
     try {
-      idle.start();
-      silence.heard();
+      silence.streaming();
       for await (const item of items) {
-        idle.start();
         silence.heard();
         for (const chunk of source.read(item, round)) {
           silence.shown();
@@ -105,20 +103,19 @@ export async function* streamRound<Item>(
       drained = true;
     } catch (error) {
       if (signal?.aborted) throw abortedError(provider);
-      if (idle.fired) throw idle.error(provider);
+      if (silence.idle) throw silence.idleError(provider);
       if (error instanceof ProviderError) throw error;
       throw source.classify?.(error) ?? cutOffError(provider, error);
     }
     // Some iterators (the openai SDK's among them) return quietly when aborted.
     if (signal?.aborted) throw abortedError(provider);
-    if (idle.fired) throw idle.error(provider);
+    if (silence.idle) throw silence.idleError(provider);
     if (!round.finished) throw cutOffError(provider);
     const done: ChatStreamChunk = { done: true };
     if (round.calls.size) done.toolCalls = round.calls.calls();
     if (round.usage) done.usage = round.usage;
     yield done;
   } finally {
-    idle.stop();
     silence.stop();
     signal?.removeEventListener('abort', onAbort);
     // A consumer that stops early must not leave the HTTP request running. A drained

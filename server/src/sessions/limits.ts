@@ -1,7 +1,8 @@
 /**
- * What one turn may produce before the server stops it: the caps a site owner may set
- * (`sessions` options, `AALIS_MAX_TOOL_ARGUMENT_CHARS`). Each keeps a session joinable:
- * everything a turn produces is sent to every tab and stored.
+ * The defaults of the caps on what one turn produces and one page carries, which a site
+ * owner may change (the `sessions` and `maxToolResultChars` options,
+ * `AALIS_MAX_TOOL_ARGUMENT_CHARS`). Each keeps a session joinable: everything a turn
+ * produces is sent to every tab and stored.
  */
 
 /** Text, reasoning and tool-call arguments of one turn, in characters. */

@@ -31,7 +31,6 @@ export interface Peer {
 
 export interface HubLogger {
   info(object: object, message: string): void;
-  warn(object: object, message: string): void;
   error(object: object, message: string): void;
 }
 
@@ -79,7 +78,7 @@ interface Session {
 }
 
 /** 128 random bits: a session id is the only key to a conversation, so it must not be guessable. */
-export const newSessionId = (): string => randomBytes(16).toString('base64url');
+const newSessionId = (): string => randomBytes(16).toString('base64url');
 
 export class SessionHub {
   readonly #sessions = new Map<string, Session>();

@@ -59,6 +59,13 @@ const reason = (text: string): string =>
     .toString('utf8')
     .replace(/\uFFFD+$/, '');
 
+/** A text frame's content, in whichever form the transport delivered it. */
+function frameText(data: string | Buffer | ArrayBuffer | Buffer[]): string {
+  if (typeof data === 'string') return data;
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data as Buffer).toString('utf8');
+}
+
 export class ClientConnection implements Peer {
   readonly id = randomUUID();
   readonly #outbox: Outbox;
@@ -101,17 +108,14 @@ export class ClientConnection implements Peer {
     this.#outbox.push(frame, text);
   }
 
-  /** A frame from the client. Never throws. */
-  receive(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
+  /** A frame from the client, as text or as the bytes of a text frame. Never throws. */
+  receive(data: string | Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
     if (this.#closed) return;
     this.#received++;
     if (isBinary)
       return this.close(CloseCode.UnsupportedData, 'binary frames are not supported: send JSON text');
     if (!this.#frames.take().ok) return this.close(CloseCode.PolicyViolation, 'too many frames');
-    const text = Array.isArray(data)
-      ? Buffer.concat(data).toString('utf8')
-      : Buffer.from(data as Buffer).toString('utf8');
-    const decoded = decodeClientFrame(text);
+    const decoded = decodeClientFrame(frameText(data));
     if (this.#sessionId === undefined) {
       if (!decoded.ok)
         return this.close(CloseCode.BadHello, reason(`expected hello: ${decoded.error.message}`));

@@ -1,9 +1,10 @@
 /**
  * What a socket has yet to send, with backpressure. While the socket keeps up, frames go
- * straight out. When its buffer passes the soft limit, frames queue, and a progress-only
- * `stream` frame replaces a queued one for the same index that nothing else follows (the
- * count is absolute, so the newest says all). Text, reasoning, `done`, usage,
- * `tool_execute`, `message` and `error` are never dropped or reordered. A socket that
+ * straight out. When its buffer passes the soft limit, frames queue, and a progress
+ * frame replaces a queued one of the same kind that nothing else follows: a progress-only
+ * `stream` frame for the same index, a `tool_execute` `progress` for the same call (both
+ * are absolute, so the newest says all). Text, reasoning, `done`, usage, `tool_execute`
+ * start and end, `message` and `error` are never dropped or reordered. A socket that
  * stays behind too long, or falls too far behind, is closed with 1008: its client
  * reconnects and catches up through `stream_resume`.
  */
@@ -36,23 +37,27 @@ export const defaultOutboxLimits: OutboxLimits = {
 
 interface Entry {
   text: string;
-  /** The tool index, for a progress-only stream frame. */
-  progressIndex?: number;
+  /** For a progress frame: what it reports on, so a newer one for the same may replace it. */
+  progressKey?: string;
 }
 
-/** A stream frame that carries nothing but one index's progress. */
-function progressOnlyIndex(frame: ServerFrame): number | undefined {
+/**
+ * The key of a frame that carries nothing but progress: one index's generation progress
+ * (`stream`), or one call's execution progress (`tool_execute` `progress`).
+ */
+function progressKey(frame: ServerFrame): string | undefined {
+  if (frame.type === 'tool_execute') return frame.phase === 'progress' ? `call:${frame.callId}` : undefined;
   if (frame.type !== 'stream' || !frame.toolCallProgress) return undefined;
   if (frame.contentDelta || frame.reasoningDelta || frame.done || frame.usage) return undefined;
-  return frame.toolCallProgress.index;
+  return `index:${frame.toolCallProgress.index}`;
 }
 
 export class Outbox {
   /** Progress frames replaced by a newer one while queued. */
   collapsed = 0;
   readonly #queue: Entry[] = [];
-  /** Queued progress entries after the last other frame, by index: the ones a newer one may replace. */
-  readonly #replaceable = new Map<number, Entry>();
+  /** Queued progress entries after the last other frame, by key: the ones a newer one may replace. */
+  readonly #replaceable = new Map<string, Entry>();
   #queuedBytes = 0;
   #behindSince: number | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -64,28 +69,24 @@ export class Outbox {
     private readonly now: () => number = Date.now,
   ) {}
 
-  get queued(): number {
-    return this.#queue.length;
-  }
-
   push(frame: ServerFrame, text: string): void {
     if (this.#closed) return;
     if (!this.#queue.length && this.sink.bufferedAmount() < this.limits.softLimitBytes) {
       this.sink.write(text);
       return;
     }
-    const index = progressOnlyIndex(frame);
-    const queuedTwin = index === undefined ? undefined : this.#replaceable.get(index);
+    const key = progressKey(frame);
+    const queuedTwin = key === undefined ? undefined : this.#replaceable.get(key);
     if (queuedTwin) {
       this.#queuedBytes += text.length - queuedTwin.text.length;
       queuedTwin.text = text;
       this.collapsed++;
     } else {
-      const entry: Entry = index === undefined ? { text } : { text, progressIndex: index };
+      const entry: Entry = key === undefined ? { text } : { text, progressKey: key };
       this.#queue.push(entry);
       this.#queuedBytes += text.length;
-      if (index === undefined) this.#replaceable.clear();
-      else this.#replaceable.set(index, entry);
+      if (key === undefined) this.#replaceable.clear();
+      else this.#replaceable.set(key, entry);
     }
     this.#behindSince ??= this.now();
     if (this.#overLimit()) return;
@@ -104,8 +105,8 @@ export class Outbox {
     while (this.#queue.length && this.sink.bufferedAmount() < this.limits.softLimitBytes) {
       const entry = this.#queue.shift()!;
       this.#queuedBytes -= entry.text.length;
-      if (entry.progressIndex !== undefined && this.#replaceable.get(entry.progressIndex) === entry) {
-        this.#replaceable.delete(entry.progressIndex);
+      if (entry.progressKey !== undefined && this.#replaceable.get(entry.progressKey) === entry) {
+        this.#replaceable.delete(entry.progressKey);
       }
       this.sink.write(entry.text);
     }

@@ -5,6 +5,8 @@
  * widget), and `GET /origin-check` (whether the calling page's origin may open the
  * socket). Each answers OPTIONS too. Every one of them refuses a `Host` the server does
  * not answer to, and carries the security headers (host-guard.ts, security-headers.ts).
+ * The sockets behind `/ws` are the transport core's (chat-server.ts); this is the
+ * Fastify side of it: routes, hooks, and the wiring of @fastify/websocket.
  *
  *   await app.register(aalisChat, { provider, model, store, allowedOrigins });
  */
@@ -12,17 +14,17 @@ import websocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { WebSocket } from 'ws';
-import { CloseCode } from '@aalis/protocol';
-import { Agent } from '../agent/agent.js';
-import { reportingErrors, type ErrorListener } from '../log-error.js';
-import { MemoryHistoryStore } from '../history/memory-store.js';
+import type { Agent } from '../agent/agent.js';
 import type { HistoryStore } from '../history/store.js';
-import type { ChatProvider } from '../providers/types.js';
-import { SessionHub, type SessionHubOptions } from '../sessions/session-hub.js';
-import { builtinTools } from '../tools/builtin/index.js';
-import { ToolRegistry, type ToolDefinition } from '../tools/define-tool.js';
-import { ClientConnection, defaultConnectionOptions, type ConnectionOptions } from './client-connection.js';
-import { createHostCheck, hostGuardHook } from './host-guard.js';
+import type { SessionHub } from '../sessions/session-hub.js';
+import { createChatServer, type SocketHandlers } from './chat-server.js';
+import { createChatServices, type ChatServicesOptions } from './chat-services.js';
+import {
+  DEFAULT_MAX_FRAME_BYTES,
+  connectionOptionsOf,
+  type ChatEndpointOptions,
+} from './endpoint-options.js';
+import { hostGuardOnce, sharedHostCheck } from './host-guard-once.js';
 import { metricsGuardHook } from './metrics-guard.js';
 import { isOriginAllowed } from './origin.js';
 import {
@@ -31,48 +33,14 @@ import {
   setPreflightHeaders,
   setPublicResourceHeaders,
 } from './security-headers.js';
-import { refusalCloseCode } from './ws-refusals.js';
 import { WidgetFile, chooseEncoding, defaultWidgetFile } from './widget-file.js';
+import { forwardSocketEvents, handleSocketError } from './ws-socket.js';
 
-export interface AalisChatOptions {
-  provider: ChatProvider;
-  model: string;
-  /** The tools the model may call; the built-in ones by default. */
-  tools?: Array<ToolDefinition<never>>;
-  systemPrompt?: string;
-  /** Model rounds per turn (default 8). */
-  maxRounds?: number;
-  /** Silence of the model before visitors are told it is waited for (default 4 s). */
-  waitingNoticeMs?: number;
-  /** Longest tool result kept, as text (default 100,000 characters); a longer one is cut. */
-  maxToolResultChars?: number;
-  /**
-   * Hears every error a visitor was told only by its id (a provider's failure, a tool's
-   * exception, a store that failed), with the error itself: for your own error tracker.
-   */
-  onError?: ErrorListener;
-  /** Where history is kept; in memory by default (lost on restart). */
-  store?: HistoryStore;
-  /** Exact origins allowed to open the socket besides the server's own; `*` for any. */
-  allowedOrigins?: string[];
-  /** When set, clients must send it in `hello`. */
-  token?: string;
-  /**
-   * Host names the server is published under (`chat.example.com`, or `name:port` for one
-   * port), besides loopback names, which are always served; `*` serves any Host (for a
-   * proxy in front that checks it). Any other Host gets 403 (DNS rebinding).
-   */
-  publicHosts?: string[];
+export interface AalisChatOptions extends ChatServicesOptions, ChatEndpointOptions {
   /** Bearer token for `/healthz/details` from other machines; loopback needs none. */
   metricsToken?: string;
-  /** Largest frame a client may send, in bytes (default 64 KiB). */
-  maxFrameBytes?: number;
-  /** Ping interval; a socket that missed the last pong is terminated (default 30 s). */
-  heartbeatMs?: number;
   /** The widget's single-file build; found in @aalis/widget by default. */
   widgetFile?: string;
-  connection?: Partial<ConnectionOptions>;
-  sessions?: Partial<Omit<SessionHubOptions, 'agent' | 'store' | 'logger'>>;
 }
 
 declare module 'fastify' {
@@ -81,88 +49,40 @@ declare module 'fastify' {
   }
 }
 
-interface TrackedSocket {
-  connection: ClientConnection;
-  alive: boolean;
-  /** The close code ws sent when it refused a frame; the socket itself reports 1006. */
-  refusedWith?: number;
-}
-
 /** Public health: `{ ok: true }` under any Host. */
 export const HEALTH_PATH = '/healthz';
 
 const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: FastifyInstance, options) => {
-  const store = options.store ?? new MemoryHistoryStore();
-  const recovered = store.recoverInterruptedTurns();
-  if (recovered)
-    app.log.warn({ turns: recovered }, 'turns interrupted by the last shutdown were marked failed');
-
-  const agent = new Agent({
-    provider: options.provider,
-    model: options.model,
-    tools: new ToolRegistry(options.tools ?? builtinTools()),
-    ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
-    ...(options.maxRounds ? { maxRounds: options.maxRounds } : {}),
-    ...(options.waitingNoticeMs ? { waitingNoticeMs: options.waitingNoticeMs } : {}),
-    ...(options.maxToolResultChars ? { maxToolResultChars: options.maxToolResultChars } : {}),
-    logger: reportingErrors(app.log, options.onError),
-  });
-  const hub = new SessionHub({
-    agent,
-    store,
-    logger: reportingErrors(app.log, options.onError),
-    ...options.sessions,
-  });
+  const { store, agent, hub } = createChatServices(options, app.log);
   const widget = new WidgetFile(options.widgetFile ?? defaultWidgetFile());
   app.decorate('aalis', { hub, agent, store, widget });
 
-  const connectionOptions: ConnectionOptions = {
-    ...defaultConnectionOptions,
-    ...options.connection,
-    token: options.token || undefined,
-  };
+  const chat = createChatServer({
+    hub,
+    connection: connectionOptionsOf(options),
+    logger: app.log,
+    onError: options.onError,
+    heartbeatMs: options.heartbeatMs,
+  });
   const allowedOrigins = options.allowedOrigins ?? [];
-  const sockets = new Map<WebSocket, TrackedSocket>();
+  // @fastify/websocket has one error handler for all sockets: it finds each one's here.
+  const handlersOf = new WeakMap<WebSocket, SocketHandlers>();
 
   await app.register(websocket, {
-    options: { maxPayload: options.maxFrameBytes ?? 64 * 1024 },
-    // ws reports the frames it refuses (too large, not UTF-8, malformed) as socket errors,
-    // with a stack. Anyone can send those: they end in the connection's one closing line,
-    // with the code ws closed it with, and only a failure of our own handler is an error.
-    errorHandler: (error, socket, request) => {
-      socket.terminate();
-      const refusedWith = refusalCloseCode(error);
-      if (refusedWith === undefined) return request.log.error({ err: error }, 'websocket handler failed');
-      const tracked = sockets.get(socket);
-      if (tracked) tracked.refusedWith = refusedWith;
-      // A tracked connection says it in its closing line; the detail is for debugging.
-      const level = tracked ? 'debug' : 'info';
-      request.log[level]({ code: refusedWith, reason: error.message }, 'websocket frame refused');
-    },
+    options: { maxPayload: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES },
+    errorHandler: (error, socket, request) =>
+      handleSocketError(error, socket, handlersOf.get(socket), request.log),
     // Shutdown: tell running turns, let them store their answer, then close with 1001.
     preClose: async function closeGracefully() {
-      await hub.shutdown();
-      for (const socket of sockets.keys()) socket.close(CloseCode.GoingAway, 'server restarting: reconnect');
+      await chat.closeAll();
       await new Promise<void>((resolve) => app.websocketServer.close(() => resolve()));
     },
   });
-
-  const heartbeat = setInterval(() => {
-    for (const [socket, tracked] of sockets) {
-      if (!tracked.alive) {
-        socket.terminate();
-        continue;
-      }
-      tracked.alive = false;
-      socket.ping();
-    }
-  }, options.heartbeatMs ?? 30_000);
-  heartbeat.unref();
-  app.addHook('onClose', async () => clearInterval(heartbeat));
+  app.addHook('onClose', async () => chat.dispose());
 
   // Every route: the headers first, so that refusals carry them too, then the Host.
   const withHeaders = async (_request: FastifyRequest, reply: FastifyReply) => setBaseSecurityHeaders(reply);
-  const guarded = [withHeaders, hostGuardHook(createHostCheck(options.publicHosts ?? []))];
+  const guarded = [withHeaders, hostGuardOnce(sharedHostCheck(options.publicHosts ?? []))];
   const answerOptions = (path: string, allow: string, preflight = false, hooks = guarded) =>
     app.options(path, { onRequest: hooks }, async (_request, reply) => {
       void reply.header('allow', allow);
@@ -183,23 +103,10 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
   };
 
   app.get('/ws', { websocket: true, onRequest: [...guarded, checkOrigin] }, (socket, request) => {
-    const log = request.log;
-    const connection = new ClientConnection(
-      socket,
-      hub,
-      connectionOptions,
-      reportingErrors(log, options.onError),
-    );
-    const tracked: TrackedSocket = { connection, alive: true };
-    sockets.set(socket, tracked);
-    // Attached before anything is awaited, so no early frame is lost.
-    socket.on('message', (data, isBinary) => connection.receive(data as Buffer, isBinary));
-    socket.on('pong', () => (tracked.alive = true));
-    socket.on('close', (code) => {
-      sockets.delete(socket);
-      connection.closed(tracked.refusedWith ?? code);
-    });
-    // Socket errors are handled (and logged once) by the errorHandler registered above.
+    const handlers = chat.opened(socket, { logger: request.log });
+    handlersOf.set(socket, handlers);
+    forwardSocketEvents(socket, handlers);
+    // Socket errors reach the errorHandler registered above.
   });
   answerOptions('/ws', 'GET, OPTIONS');
 

@@ -5,7 +5,7 @@
  * each tab exactly once, however it joined.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { defineTool, type ToolDefinition } from '../../src/tools/define-tool.js';
+import { defineTool } from '../../src/tools/define-tool.js';
 import { createAalisServer } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { completionChunk, sse, startFakeUpstream, textAnswer, usageChunk } from '../fake-upstream.js';
@@ -42,7 +42,7 @@ const count = (text: string, marker: string): number => text.split(marker).lengt
 describe('a tool call over the cap', () => {
   test('a 10 MB call is cut off with too_large: it never runs, never goes back, and every tab stays', async () => {
     const ran: unknown[] = [];
-    const save = defineTool<{ content: string }>({
+    const save = defineTool({
       name: 'save',
       description: 'saves text',
       parameters: { type: 'object', properties: { content: { type: 'string' } } },
@@ -53,7 +53,7 @@ describe('a tool call over the cap', () => {
         { body: hugeCallRound('z'.repeat(10_000_000)), byEvent: true, delayMs: 2 },
         { body: textAnswer('after') },
       ],
-      tools: [save as ToolDefinition<never>],
+      tools: [save],
     });
     const reader = await server.connect();
     const { sessionId } = await reader.hello();
@@ -144,10 +144,10 @@ describe('arguments under the cap', () => {
     const content = `${marker}${'q'.repeat(200_000)}`;
     let release: () => void = () => {};
     const released = new Promise<void>((resolve) => (release = resolve));
-    const save = defineTool<{ content: string }>({
+    const save = defineTool({
       name: 'save',
       description: 'saves text',
-      parameters: { type: 'object', properties: { content: { type: 'string' } } },
+      parameters: { type: 'object', properties: { content: { type: 'string' } }, required: ['content'] },
       execute: async (args) => {
         await released;
         return { saved: args.content.length };
@@ -155,7 +155,7 @@ describe('arguments under the cap', () => {
     });
     server = await startServer({
       replies: [{ body: hugeCallRound(content), byEvent: true }, { body: textAnswer('Saved.') }],
-      tools: [save as ToolDefinition<never>],
+      tools: [save],
     });
     const live = await server.connect();
     const { sessionId } = await live.hello();
@@ -220,7 +220,7 @@ test('a tool that returns 20 MB: the result is cut for every tab and the model, 
   ]);
   server = await startServer({
     replies: [{ body: call }, { body: textAnswer('That was a lot.') }],
-    tools: [dump as ToolDefinition<never>],
+    tools: [dump],
   });
   const client = await server.connect();
   const { sessionId } = await client.hello();

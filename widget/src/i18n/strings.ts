@@ -22,6 +22,17 @@ export interface Strings {
   toolArguments: string;
   toolResult: string;
   toolErrorLabel: string;
+  /** A call the user declined, and one no one approved before its request expired. */
+  toolDeclined: string;
+  toolExpired: string;
+  /** An approval card's title, also announced: "get_weather asks for approval". */
+  approvalAsk: (name: string) => string;
+  approve: string;
+  deny: string;
+  /** Approves and allows the tool for the rest of the conversation. */
+  allowSession: string;
+  /** Whole minutes left to decide; 0 in the last minute. */
+  expiresIn: (minutes: number) => string;
   copy: string;
   copied: string;
   typing: string;
@@ -76,6 +87,13 @@ const en: Strings = {
   toolArguments: 'Arguments',
   toolResult: 'Result',
   toolErrorLabel: 'Error',
+  toolDeclined: 'declined',
+  toolExpired: 'not approved in time',
+  approvalAsk: (name) => `${name} asks for approval`,
+  approve: 'Approve',
+  deny: 'Deny',
+  allowSession: 'Allow for this conversation',
+  expiresIn: (m) => (m ? `Expires in ${m} min` : 'Expires in less than a minute'),
   copy: 'Copy',
   copied: 'Copied',
   typing: 'The assistant is writing',
@@ -137,6 +155,13 @@ const zhCN: Strings = {
   toolArguments: '参数',
   toolResult: '结果',
   toolErrorLabel: '错误',
+  toolDeclined: '已拒绝',
+  toolExpired: '未及时批准',
+  approvalAsk: (name) => `${name} 请求批准`,
+  approve: '批准',
+  deny: '拒绝',
+  allowSession: '在本次对话中允许',
+  expiresIn: (m) => (m ? `${m} 分钟后过期` : '不到 1 分钟后过期'),
   copy: '复制',
   copied: '已复制',
   typing: '助手正在输入',

@@ -4,9 +4,10 @@
  * its status line.
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import { progressList, type ChatMessage, type TurnView } from '@aalis/protocol/client';
+import { approvalList, progressList, type ChatMessage, type TurnView } from '@aalis/protocol/client';
 import { shownStatus } from '../elements/turn-status.js';
 import { errorText } from '../i18n/strings.js';
+import { renderApprovals, type ApprovalState, type Decide } from './approvals.js';
 import { renderCards, renderParts, type PartContext } from './parts.js';
 
 /** A message's text parts, joined: what a user wrote, or what a screen reader is told. */
@@ -42,9 +43,20 @@ export function renderAssistantMessage(message: ChatMessage, context: PartContex
   </div>`;
 }
 
-/** The turn being written: its parts so far, the pending cards, and why nothing streams. */
-export function renderTurn(turn: TurnView, context: PartContext): TemplateResult {
+/**
+ * The turn being written: its parts so far, the pending cards, the calls waiting for the
+ * user's approval, and why nothing streams.
+ */
+export function renderTurn(
+  turn: TurnView,
+  context: PartContext,
+  approvalState: ApprovalState,
+  decide: Decide,
+): TemplateResult {
   const cards = renderCards(progressList(turn), context);
+  const approvals = turn.approvals.size
+    ? renderApprovals(approvalList(turn), approvalState, decide)
+    : nothing;
   // A timer: readable when a screen reader reaches it, but not read out on every tick
   // inside the log (aria-live="off"); the polite region says it once when it changes.
   const shown = shownStatus(turn);
@@ -67,11 +79,16 @@ export function renderTurn(turn: TurnView, context: PartContext): TemplateResult
       part="bubble typing"
       aria-label=${context.strings.typing}
     >
-      ${turn.toolCallsProgress.size ? cards : html`<span class="typing" aria-hidden="true"><span></span><span></span><span></span></span>`}
+      ${turn.toolCallsProgress.size || turn.approvals.size ? [cards, approvals] : html`<span class="typing" aria-hidden="true"><span></span><span></span><span></span></span>`}
       ${status}
     </div>`;
   }
-  return html`<div class="bubble assistant streaming" part="bubble bubble-assistant" aria-busy="true">
-    ${renderParts(turn.parts, context)} ${cards} ${status}
+  // Not busy while it waits for the user: a screen reader must let them reach the cards.
+  return html`<div
+    class="bubble assistant streaming"
+    part="bubble bubble-assistant"
+    aria-busy=${turn.approvals.size ? 'false' : 'true'}
+  >
+    ${renderParts(turn.parts, context)} ${cards} ${approvals} ${status}
   </div>`;
 }

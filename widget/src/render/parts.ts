@@ -6,7 +6,7 @@
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
-import type { Part, ToolCallPart, ToolCallProgressEntry } from '@aalis/protocol/client';
+import type { Part, ToolCallPart, ToolCallProgressEntry, ToolProgress } from '@aalis/protocol/client';
 import type { Strings } from '../i18n/strings.js';
 import { MarkdownCache, renderMarkdown, type RenderOptions } from '../markdown/render.js';
 import { pretty, seconds } from './format.js';
@@ -60,23 +60,34 @@ function renderReasoning(text: string, live: boolean, context: PartContext): Tem
 }
 
 function renderToolCall(part: ToolCallPart, { strings }: PartContext): TemplateResult {
-  const status =
-    part.status === 'running'
+  const { status, declined, progress } = part;
+  // A declined call never ran: it says so, not that it failed, and has no duration.
+  const statusText = declined
+    ? declined === 'user'
+      ? strings.toolDeclined
+      : strings.toolExpired
+    : status === 'running'
       ? strings.toolRunning
-      : part.status === 'done'
+      : status === 'done'
         ? strings.toolDone
         : strings.toolError;
-  const duration = part.endedAt === undefined ? nothing : html` · ${seconds(part.endedAt - part.startedAt)}`;
+  const duration =
+    part.endedAt === undefined || declined ? nothing : html` · ${seconds(part.endedAt - part.startedAt)}`;
   return html`<details
     class="tool-call-block"
     part="tool-call-block"
-    data-status=${part.status}
+    data-status=${status}
+    data-declined=${declined ?? nothing}
     data-call-id=${part.callId}
   >
     <summary>
       <span class="tool-icon" aria-hidden="true">${toolIcon}</span>
       <span class="tool-name">${part.name}</span>
-      <span class="tool-status">${status}${duration}</span>
+      <span class="tool-status">${statusText}${duration}</span>
+      ${
+        // In the summary, so it shows whether the block is open or closed.
+        progress && status === 'running' ? renderProgress(part.name, progress) : nothing
+      }
     </summary>
     ${
       // Absent in history from a server that sent them only with `tool_execute` start,
@@ -89,11 +100,31 @@ function renderToolCall(part: ToolCallPart, { strings }: PartContext): TemplateR
     ${
       part.result === undefined
         ? nothing
-        : html`<h6>${part.status === 'error' ? strings.toolErrorLabel : strings.toolResult}</h6>
+        : html`<h6>${status === 'error' && !declined ? strings.toolErrorLabel : strings.toolResult}</h6>
             <pre>${pretty(part.result)}</pre>`
     }
   </details>`;
 }
+
+/**
+ * A running tool's own report: a bar (indeterminate until the tool knows its total), what
+ * it is doing, and the count, `3 / 5` or `3`.
+ */
+function renderProgress(name: string, { progress, total, message }: ToolProgress): TemplateResult {
+  const count = total === undefined ? num(progress) : `${num(progress)} / ${num(total)}`;
+  return html`<span class="tool-progress" part="tool-progress">
+    <progress
+      aria-label=${name}
+      max=${total === undefined ? nothing : total}
+      value=${total === undefined ? nothing : progress}
+    ></progress>
+    ${message ? html`<span class="tool-progress-message">${message}</span>` : nothing}
+    <span class="tool-progress-count">${count}</span>
+  </span>`;
+}
+
+/** At most two decimals: tools may report fractions. */
+const num = (n: number): number => Math.round(n * 100) / 100;
 
 /** The pending cards, one per index in ascending order. */
 export function renderCards(cards: readonly ToolCallProgressEntry[], context: PartContext): unknown {

@@ -140,6 +140,7 @@ export const chatStyles = [
     .tool-call-block summary {
       cursor: pointer;
       display: flex;
+      flex-wrap: wrap;
       gap: 0.5em;
       align-items: center;
     }
@@ -153,7 +154,87 @@ export const chatStyles = [
     .tool-call-block[data-status='error'] .tool-status {
       color: var(--_danger);
     }
+    .tool-call-block[data-declined] .tool-status {
+      color: var(--_muted);
+    }
+    .tool-progress {
+      flex-basis: 100%;
+      display: flex;
+      align-items: center;
+      gap: 0.5em;
+      min-width: 0;
+      color: var(--_muted);
+    }
+    .tool-progress progress {
+      flex: 0 1 8em;
+      min-width: 3em;
+      accent-color: var(--_accent);
+    }
+    .tool-progress-message {
+      flex: 1;
+      min-width: 0;
+      overflow: hidden;
+      text-overflow: ellipsis;
+      white-space: nowrap;
+    }
+    .tool-progress-count {
+      margin-left: auto;
+      font-variant-numeric: tabular-nums;
+    }
+    .approval-card {
+      border: 1px solid var(--_warning);
+      border-left-width: 4px;
+      background: var(--_card-bg);
+      border-radius: calc(var(--_radius) * 0.66);
+      padding: 8px 10px;
+      font-size: 0.92em;
+      display: flex;
+      flex-direction: column;
+      gap: 6px;
+      min-width: 0;
+    }
+    .approval-head {
+      display: flex;
+      flex-wrap: wrap;
+      align-items: center;
+      gap: 0.5em;
+    }
+    .approval-head .tool-icon {
+      display: inline-flex;
+      color: var(--_warning);
+    }
+    .approval-title {
+      font-weight: 600;
+    }
+    .approval-expires {
+      margin-left: auto;
+      color: var(--_muted);
+      font-size: 0.9em;
+    }
+    .approval-card pre {
+      max-height: 12em;
+      overflow: auto;
+      padding: 4px 6px;
+      background: var(--_bg);
+      border: 1px solid var(--_border);
+      border-radius: 6px;
+    }
+    .approval-actions {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 6px;
+    }
+    .approval-card .approve-button {
+      background: var(--_accent);
+      color: var(--_accent-fg);
+      border-color: var(--_accent);
+    }
+    .approval-card button:disabled {
+      opacity: 0.5;
+      cursor: not-allowed;
+    }
     .tool-call-block pre,
+    .approval-card pre,
     .code-block pre {
       font-family: var(--_mono);
       font-size: 0.9em;

@@ -12,6 +12,8 @@ const darkDefaults = css`
   --_fg: var(--aalis-color-text, #edeef0);
   --_muted: var(--aalis-color-muted, #b0b4ba);
   --_accent: var(--aalis-color-accent, #5b7ff3);
+  /* White on the light accent is 3.6:1: dark text passes AA (5.2:1). */
+  --_accent-fg: var(--aalis-color-accent-text, #111113);
   --_border: var(--aalis-color-border, #2e3135);
   --_warning: var(--aalis-color-warning, #ffa057);
   --_danger: var(--aalis-color-danger, #ff9592);

@@ -5,8 +5,17 @@
 import { OpenAIProvider } from '../openai.js';
 import type { ChatProvider, ChatRequest, ChatStreamOptions } from '../types.js';
 import { DemoModelServer, type DemoModelServerOptions } from './model-server.js';
+import { scenarios } from './scenarios.js';
 
 export class DemoProvider implements ChatProvider {
+  /**
+   * The demo model's scenarios as the demo page offers them: a button's label, and the
+   * prompt it sends, which picks that scenario (demo/app.mjs serves the list).
+   */
+  static readonly scenarios: ReadonlyArray<{ label: string; prompt: string }> = scenarios.map(
+    ({ label, prompt }) => ({ label, prompt }),
+  );
+
   readonly name = 'demo';
   readonly #server: DemoModelServer;
   #provider: Promise<OpenAIProvider> | undefined;

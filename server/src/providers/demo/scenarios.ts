@@ -4,14 +4,18 @@
  * answer, one long tool call, three tool calls in one round, reasoning first, a stall
  * in the middle of a tool call, a tool that fails. Anything else gets a short guide.
  * The first scenario with a matching keyword wins, so the most specific come first.
+ * The demo page's buttons are made from this list too (its labels and prompts, in this
+ * order), so the page and the model cannot disagree.
  */
 import type { DemoRequestMessage, Reply } from './script.js';
 
-export interface Scenario {
+interface Scenario {
   id: string;
   /** Words that pick it, matched case-insensitively anywhere in the user's message. */
   keywords: string[];
-  /** What the user sees on the demo page's button. */
+  /** The demo page's button. */
+  label: string;
+  /** What the button sends (its tooltip too); it contains one of the keywords. */
   prompt: string;
   /** The first reply, to the user's message. */
   first(userText: string): Reply;
@@ -69,6 +73,7 @@ export const scenarios: Scenario[] = [
   {
     id: 'stall',
     keywords: ['stall', 'slow', 'stuck', '卡', '慢'],
+    label: 'Stall (10 s)',
     prompt: 'Write a file slowly: the model stalls for 10 s',
     first: () => ({
       steps: [
@@ -91,6 +96,7 @@ export const scenarios: Scenario[] = [
   {
     id: 'failing-tool',
     keywords: ['fail', 'error', 'break', '失败', '错误'],
+    label: 'Failing tool',
     prompt: 'Make a tool fail: divide 1 by 0',
     first: () => ({
       steps: [
@@ -110,6 +116,7 @@ export const scenarios: Scenario[] = [
   {
     id: 'markdown',
     keywords: ['markdown', 'table', 'code', '表格', '代码'],
+    label: 'Markdown',
     prompt: 'Show me some markdown with a table and code',
     first: () => ({
       steps: [
@@ -135,6 +142,7 @@ export const scenarios: Scenario[] = [
   {
     id: 'parallel-tools',
     keywords: ['parallel', 'weather', 'three', '并行', '天气'],
+    label: 'Parallel tools',
     prompt: "What's the weather in Paris and Tokyo, and the time in Paris?",
     first: () => ({
       steps: [
@@ -162,6 +170,7 @@ export const scenarios: Scenario[] = [
   {
     id: 'reasoning',
     keywords: ['reason', 'think', 'math', 'calculate', '推理', '思考', '计算'],
+    label: 'Reasoning',
     prompt: 'Think it through: what is (17 * 23) + 2^10?',
     first: () => ({
       steps: [
@@ -185,7 +194,8 @@ export const scenarios: Scenario[] = [
   {
     id: 'long-tool-call',
     keywords: ['file', 'write', 'long', 'report', '文件', '写'],
-    prompt: 'Write a long report to a file',
+    label: 'Long tool call',
+    prompt: 'Write a long report about solar lamps to a file',
     first: (userText) => ({
       steps: [
         { kind: 'text', text: "I'll write the report to `report.md`." },
@@ -212,10 +222,12 @@ export const scenarios: Scenario[] = [
   },
 ];
 
-const guide: Scenario = {
+/** How a scenario answers: all the guide has of one. */
+type Answers = Pick<Scenario, 'id' | 'first' | 'afterTools'>;
+
+/** What a message that picks no scenario gets: each scenario's first keyword and prompt. */
+const guide: Answers = {
   id: 'guide',
-  keywords: [],
-  prompt: 'Hello',
   first: () => ({
     steps: [
       {
@@ -229,7 +241,7 @@ const guide: Scenario = {
   }),
 };
 
-export function pickScenario(userText: string): Scenario {
+export function pickScenario(userText: string): Answers {
   const text = userText.toLowerCase();
   return scenarios.find((s) => s.keywords.some((k) => text.includes(k))) ?? guide;
 }

@@ -23,5 +23,4 @@ export interface Reply {
 export interface DemoRequestMessage {
   role: string;
   content?: string | null;
-  tool_call_id?: string;
 }

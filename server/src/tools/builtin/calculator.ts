@@ -1,7 +1,7 @@
 import { defineTool } from '../define-tool.js';
 import { evaluate } from './expression.js';
 
-export const calculator = defineTool<{ expression: string }>({
+export const calculator = defineTool({
   name: 'calculator',
   description:
     'Evaluates an arithmetic expression exactly as written: numbers, + - * / % ^, parentheses, ' +

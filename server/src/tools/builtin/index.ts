@@ -6,5 +6,4 @@ import { currentTime } from './time.js';
 import { weather } from './weather.js';
 import { writeFile } from './write-file.js';
 
-export const builtinTools = (): Array<ToolDefinition<never>> =>
-  [weather, currentTime, calculator, writeFile, search] as unknown as Array<ToolDefinition<never>>;
+export const builtinTools = (): ToolDefinition[] => [weather, currentTime, calculator, writeFile, search];

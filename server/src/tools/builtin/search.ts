@@ -15,7 +15,7 @@ function score(document: CorpusDocument, terms: string[], documentFrequency: Map
   return total;
 }
 
-export const search = defineTool<{ query: string; limit?: number }>({
+export const search = defineTool({
   name: 'search_docs',
   description: 'Searches the Aalis Chat notes (a small bundled text) and returns the best matching passages.',
   parameters: {

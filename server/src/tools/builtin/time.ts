@@ -1,6 +1,6 @@
 import { defineTool, ToolError } from '../define-tool.js';
 
-export const currentTime = defineTool<{ timezone?: string }>({
+export const currentTime = defineTool({
   name: 'get_time',
   description: 'The current date and time, in an IANA time zone such as "Europe/Paris" (UTC by default).',
   parameters: {

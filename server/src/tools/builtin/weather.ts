@@ -8,7 +8,7 @@ import { defineTool } from '../define-tool.js';
 
 const CONDITIONS = ['clear', 'partly cloudy', 'overcast', 'light rain', 'showers', 'windy', 'fog', 'snow'];
 
-export const weather = defineTool<{ location: string; unit?: 'celsius' | 'fahrenheit' }>({
+export const weather = defineTool({
   name: 'get_weather',
   description: 'Current weather for a place (demo data: no weather service is configured).',
   parameters: {

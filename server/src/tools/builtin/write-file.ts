@@ -1,6 +1,6 @@
 import { defineTool } from '../define-tool.js';
 
-export const writeFile = defineTool<{ path: string; content: string }>({
+export const writeFile = defineTool({
   name: 'write_file',
   description: "Writes a text file into the session's workspace (kept in memory for this chat).",
   parameters: {

@@ -1,0 +1,33 @@
+/**
+ * Which tool calls wait for a user's approval: the `approval` block of the
+ * configuration, by the tool's name as the model sees it, `*` matching any run of
+ * characters. `always` asks every time, `session` asks until the user allows the tool for
+ * the rest of the conversation, `never` (the default) runs it without asking.
+ */
+
+export type ApprovalPolicy = 'always' | 'session' | 'never';
+export type ApprovalRules = Readonly<Record<string, ApprovalPolicy>>;
+
+/**
+ * The policy of a tool: an exact name wins over patterns; among patterns, the longest
+ * (the most specific) wins, so `{"*": "always", "search_*": "never"}` asks for everything
+ * but searches.
+ */
+export function approvalPolicyFor(rules: ApprovalRules, toolName: string): ApprovalPolicy {
+  const exact = rules[toolName];
+  if (exact) return exact;
+  let best: { length: number; policy: ApprovalPolicy } | undefined;
+  for (const [pattern, policy] of Object.entries(rules)) {
+    if (!pattern.includes('*') || !globToRegExp(pattern).test(toolName)) continue;
+    if (!best || pattern.length > best.length) best = { length: pattern.length, policy };
+  }
+  return best?.policy ?? 'never';
+}
+
+function globToRegExp(pattern: string): RegExp {
+  const body = pattern
+    .split('*')
+    .map((piece) => piece.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
+  return new RegExp(`^${body}$`);
+}

@@ -1,0 +1,78 @@
+/**
+ * A running turn's tool calls that wait for a user's decision. Every tab of the session
+ * is asked (`tool_approval_request`); the first `tool_decision` wins and later ones
+ * change nothing; no decision by `expiresAt` counts as a denial, and Stop ends the wait.
+ * "Allow for this conversation" is kept with the conversation (the store) and answers
+ * every waiting call of that tool at once.
+ */
+import type { ServerFrame, ToolApproval } from '@aalis/protocol';
+import type { ApprovalDesk, ApprovalOutcome } from '../agent/agent.js';
+
+interface Waiting {
+  request: ToolApproval;
+  settle(outcome: ApprovalOutcome): void;
+}
+
+export class PendingApprovals implements ApprovalDesk {
+  readonly #waiting = new Map<string, Waiting>();
+
+  constructor(
+    private readonly sessionId: string,
+    /** Tools allowed for the rest of the conversation, as stored. */
+    private readonly grants: Set<string>,
+    private readonly broadcast: (frame: ServerFrame) => void,
+    /** Stores a grant; false when it could not (the decision then holds for this call only). */
+    private readonly keepGrant: (toolName: string) => boolean,
+    private readonly now: () => number,
+  ) {}
+
+  granted(toolName: string): boolean {
+    return this.grants.has(toolName);
+  }
+
+  ask(request: ToolApproval, signal: AbortSignal): Promise<ApprovalOutcome> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => settle('expired'), Math.max(0, request.expiresAt - this.now()));
+      timer.unref();
+      const onAbort = () => settle('aborted');
+      const settle = (outcome: ApprovalOutcome) => {
+        if (this.#waiting.get(request.callId)?.settle !== settle) return;
+        this.#waiting.delete(request.callId);
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        resolve(outcome);
+      };
+      if (signal.aborted) return resolve('aborted');
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#waiting.set(request.callId, { request, settle });
+      this.broadcast({ type: 'tool_approval_request', sessionId: this.sessionId, ...request });
+    });
+  }
+
+  /**
+   * A user's decision. Returns false when no call with that id waits (already decided,
+   * expired, or never asked): the first decision won, and this one changes nothing.
+   */
+  decide(callId: string, decision: 'approve' | 'deny', remember?: 'session'): boolean {
+    const waiting = this.#waiting.get(callId);
+    if (!waiting) return false;
+    if (decision === 'deny') {
+      waiting.settle('denied');
+      return true;
+    }
+    const { name, policy } = waiting.request;
+    if (remember === 'session' && policy === 'session') this.#remember(name);
+    waiting.settle('approved');
+    return true;
+  }
+
+  /** Keeps the grant, and lets every other call of the tool waiting under it through. */
+  #remember(toolName: string): void {
+    // Not stored, it would not hold after a restart: so it does not hold now either.
+    if (!this.keepGrant(toolName)) return;
+    this.grants.add(toolName);
+    for (const other of [...this.#waiting.values()]) {
+      if (other.request.name === toolName && other.request.policy === 'session') other.settle('approved');
+    }
+  }
+}

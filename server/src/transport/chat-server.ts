@@ -1,0 +1,159 @@
+/**
+ * The protocol server without a transport: it is handed each socket once it is open
+ * (after the adapter has done its Host and Origin checks) and answers with the handlers
+ * the adapter calls on that socket's events. It owns what is the same whatever carries
+ * the sockets: the live connections, the heartbeat that terminates dead ones, the close
+ * code of frames the socket library refused, and the graceful close at shutdown. Each
+ * connection's protocol rules are ClientConnection's.
+ *
+ *   const chat = createChatServer({ hub, logger });
+ *   const on = chat.opened(socket);  // then on.message(data, isBinary), on.pong(), on.closed(code)
+ */
+import { CloseCode } from '@aalis/protocol';
+import { reportingErrors, type ErrorListener, type Logger } from '../log-error.js';
+import type { SessionHub } from '../sessions/session-hub.js';
+import {
+  ClientConnection,
+  defaultConnectionOptions,
+  type ConnectionOptions,
+  type SocketLike,
+} from './client-connection.js';
+
+/**
+ * An open socket as the core needs it. `ping` and `terminate` together put it under the
+ * heartbeat; a transport without them keeps its own watch on dead peers.
+ */
+export interface ChatSocket extends SocketLike {
+  ping?(): void;
+  /** Drops the connection at once, without a closing handshake (the peer may be gone). */
+  terminate?(): void;
+}
+
+/** What the adapter calls on a socket's events. None of them throws. */
+export interface SocketHandlers {
+  /** A frame from the client: text, or the bytes of a text frame. */
+  message(data: string | Buffer | ArrayBuffer | Buffer[], isBinary?: boolean): void;
+  /** The client answered a ping. */
+  pong(): void;
+  /**
+   * The socket library refused a frame (too large, not UTF-8, malformed) and closed with
+   * `code`. The socket then reports an abnormal close (1006); the connection's closing
+   * line says this code instead, which tells what happened.
+   */
+  refused(code: number, detail?: string): void;
+  /** The socket closed, for whatever reason. */
+  closed(code: number): void;
+}
+
+/** pino, console, or anything alike; `debug` is optional. */
+export interface ChatServerLogger extends Logger {
+  debug?(object: object, message: string): void;
+}
+
+export interface ChatServerOptions {
+  hub: SessionHub;
+  /** Over the defaults of ClientConnection (hello timeout, rates, backpressure, token). */
+  connection?: Partial<ConnectionOptions>;
+  /** Each connection's log, unless `opened` is given one of its own. */
+  logger: ChatServerLogger;
+  /** Hears every error a visitor was told only by its id. */
+  onError?: ErrorListener;
+  /** Ping interval; a socket that missed the last pong is terminated (default 30 s). */
+  heartbeatMs?: number;
+}
+
+export interface ChatServer {
+  /** A socket has opened; attach the handlers before anything is awaited, or frames are lost. */
+  opened(socket: ChatSocket, extra?: { logger?: ChatServerLogger }): SocketHandlers;
+  /** Connections open now. */
+  readonly connections: number;
+  /** Shutdown: running turns are told and store their answer, then every socket closes with 1001. */
+  closeAll(): Promise<void>;
+  /** Stops the heartbeat; sockets opened from now on are closed at once. */
+  dispose(): void;
+}
+
+export const DEFAULT_HEARTBEAT_MS = 30_000;
+
+/** The reason of the 1001 at shutdown: the client is to come back, and resumes its session. */
+export const RESTART_REASON = 'server restarting: reconnect';
+
+interface LiveConnection {
+  connection: ClientConnection;
+  /** Whether it answered the last ping. */
+  alive: boolean;
+  refusedWith?: number;
+}
+
+const ignoring: SocketHandlers = { message() {}, pong() {}, refused() {}, closed() {} };
+
+export function createChatServer(options: ChatServerOptions): ChatServer {
+  const connectionOptions: ConnectionOptions = { ...defaultConnectionOptions, ...options.connection };
+  const live = new Map<ChatSocket, LiveConnection>();
+  let accepting = true;
+
+  const heartbeat = setInterval(() => {
+    for (const [socket, tracked] of live) {
+      if (!socket.ping || !socket.terminate) continue;
+      if (!tracked.alive) {
+        socket.terminate();
+        continue;
+      }
+      tracked.alive = false;
+      socket.ping();
+    }
+  }, options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
+  // The heartbeat alone must not keep a process alive that has nothing else to do.
+  heartbeat.unref();
+
+  return {
+    opened(socket, extra = {}) {
+      // A socket that slipped in while the server stops would never be closed.
+      if (!accepting) {
+        socket.close(CloseCode.GoingAway, RESTART_REASON);
+        return ignoring;
+      }
+      const log = extra.logger ?? options.logger;
+      const connection = new ClientConnection(
+        socket,
+        options.hub,
+        connectionOptions,
+        reportingErrors(log, options.onError),
+      );
+      const tracked: LiveConnection = { connection, alive: true };
+      live.set(socket, tracked);
+      return {
+        message: (data, isBinary = false) => connection.receive(data, isBinary),
+        pong: () => {
+          tracked.alive = true;
+        },
+        refused: (code, detail) => {
+          tracked.refusedWith = code;
+          // The closing line says it; the detail is for debugging. Anyone can send these,
+          // so nothing louder than debug.
+          log.debug?.({ code, reason: detail }, 'websocket frame refused');
+        },
+        closed: (code) => {
+          live.delete(socket);
+          connection.closed(tracked.refusedWith ?? code);
+        },
+      };
+    },
+
+    get connections() {
+      return live.size;
+    },
+
+    async closeAll() {
+      accepting = false;
+      await options.hub.shutdown();
+      // After the shutdown, so the frames that end each running turn go out first.
+      for (const socket of live.keys()) socket.close(CloseCode.GoingAway, RESTART_REASON);
+    },
+
+    dispose() {
+      accepting = false;
+      clearInterval(heartbeat);
+    },
+  };
+}

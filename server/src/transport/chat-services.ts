@@ -1,0 +1,62 @@
+/**
+ * What every way of serving the protocol runs on, whatever carries its sockets: the
+ * history store, the agent with its tools, and the session hub between them. The
+ * Fastify plugin and the plain `ws` adapter both build them here, from the same options.
+ */
+import { Agent } from '../agent/agent.js';
+import { MemoryHistoryStore } from '../history/memory-store.js';
+import type { HistoryStore } from '../history/store.js';
+import { reportingErrors, type ErrorListener, type Logger } from '../log-error.js';
+import type { ChatProvider } from '../providers/types.js';
+import { SessionHub, type SessionHubOptions } from '../sessions/session-hub.js';
+import { builtinTools } from '../tools/builtin/index.js';
+import { ToolRegistry, type ToolDefinition } from '../tools/define-tool.js';
+
+export interface ChatServicesOptions {
+  provider: ChatProvider;
+  model: string;
+  /** The tools the model may call; the built-in ones by default. */
+  tools?: Array<ToolDefinition<never>>;
+  systemPrompt?: string;
+  /** Model rounds per turn (default 8). */
+  maxRounds?: number;
+  /** Silence of the model before visitors are told it is waited for (default 4 s). */
+  waitingNoticeMs?: number;
+  /** Longest tool result kept, as text (default 100,000 characters); a longer one is cut. */
+  maxToolResultChars?: number;
+  /**
+   * Hears every error a visitor was told only by its id (a provider's failure, a tool's
+   * exception, a store that failed), with the error itself: for your own error tracker.
+   */
+  onError?: ErrorListener;
+  /** Where history is kept; in memory by default (lost on restart). */
+  store?: HistoryStore;
+  sessions?: Partial<Omit<SessionHubOptions, 'agent' | 'store' | 'logger'>>;
+}
+
+export interface ChatServices {
+  store: HistoryStore;
+  agent: Agent;
+  hub: SessionHub;
+}
+
+export function createChatServices(options: ChatServicesOptions, logger: Logger): ChatServices {
+  const store = options.store ?? new MemoryHistoryStore();
+  const recovered = store.recoverInterruptedTurns();
+  if (recovered)
+    logger.warn({ turns: recovered }, 'turns interrupted by the last shutdown were marked failed');
+
+  const log = reportingErrors(logger, options.onError);
+  const agent = new Agent({
+    provider: options.provider,
+    model: options.model,
+    tools: new ToolRegistry(options.tools ?? builtinTools()),
+    ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
+    ...(options.maxRounds ? { maxRounds: options.maxRounds } : {}),
+    ...(options.waitingNoticeMs ? { waitingNoticeMs: options.waitingNoticeMs } : {}),
+    ...(options.maxToolResultChars ? { maxToolResultChars: options.maxToolResultChars } : {}),
+    logger: log,
+  });
+  const hub = new SessionHub({ agent, store, logger: log, ...options.sessions });
+  return { store, agent, hub };
+}

@@ -1,0 +1,104 @@
+/**
+ * The protocol on a plain `ws` server, for an app without Fastify: it answers WebSocket
+ * upgrades on one path of a node:http (or https) server, after the same Host and Origin
+ * checks as the plugin, and hands each socket to the core (chat-server.ts). It serves
+ * only the socket: the widget's file and `/origin-check` are the plugin's.
+ *
+ *   const chat = attachAalisChat(httpServer, { provider, model, allowedOrigins });
+ *   // at shutdown: await chat.close();
+ */
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import { createChatServer, type ChatServer, type ChatServerLogger } from './chat-server.js';
+import { createChatServices, type ChatServices, type ChatServicesOptions } from './chat-services.js';
+import {
+  DEFAULT_MAX_FRAME_BYTES,
+  connectionOptionsOf,
+  type ChatEndpointOptions,
+} from './endpoint-options.js';
+import { HOST_REFUSED_TEXT, createHostCheck } from './host-guard.js';
+import { isOriginAllowed } from './origin.js';
+import { refuseUpgrade } from './refuse-upgrade.js';
+import { forwardSocketEvents, handleSocketError } from './ws-socket.js';
+
+export interface AttachAalisChatOptions extends ChatServicesOptions, ChatEndpointOptions {
+  /** The path of the socket (default `/ws`, where the widget looks for it). */
+  path?: string;
+  /** pino, console, or alike (default: warnings and errors on the console). */
+  logger?: ChatServerLogger;
+}
+
+export interface AttachedAalisChat extends ChatServices {
+  chat: ChatServer;
+  /** The ws server the sockets belong to; it emits 'connection' for each one. */
+  wss: WebSocketServer;
+  /**
+   * Graceful: no new socket, running turns are told and store their answer, then every
+   * socket closes with 1001. The HTTP server and the store are yours to close after.
+   */
+  close(): Promise<void>;
+}
+
+const warningsToConsole: ChatServerLogger = {
+  info: () => {},
+  warn: (object, message) => console.warn(message, object),
+  error: (object, message) => console.error(message, object),
+};
+
+export function attachAalisChat(server: Server, options: AttachAalisChatOptions): AttachedAalisChat {
+  const logger = options.logger ?? warningsToConsole;
+  const services = createChatServices(options, logger);
+  const chat = createChatServer({
+    hub: services.hub,
+    connection: connectionOptionsOf(options),
+    logger,
+    onError: options.onError,
+    heartbeatMs: options.heartbeatMs,
+  });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES,
+  });
+  const path = options.path ?? '/ws';
+  const hostServed = createHostCheck(options.publicHosts ?? []);
+  const allowedOrigins = options.allowedOrigins ?? [];
+
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (request.url?.split('?')[0] !== path) {
+      // Other paths may be another listener's; with none, the client would hang.
+      if (server.listenerCount('upgrade') === 1) refuseUpgrade(socket, 404, '', 'text/plain');
+      return;
+    }
+    const { host, origin } = request.headers;
+    if (!hostServed(host)) {
+      logger.info({ host: host?.slice(0, 100) ?? null }, 'request refused: host not served');
+      return refuseUpgrade(socket, 403, HOST_REFUSED_TEXT, 'text/plain; charset=utf-8');
+    }
+    // Same-origin compares with the Host, which the check above has made one of ours.
+    if (!isOriginAllowed(origin, host, allowedOrigins)) {
+      logger.info({ origin }, 'websocket refused: origin not allowed');
+      const body = JSON.stringify({ error: 'origin not allowed' });
+      return refuseUpgrade(socket, 403, body, 'application/json; charset=utf-8');
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      const handlers = chat.opened(ws);
+      forwardSocketEvents(ws, handlers);
+      ws.on('error', (error) => handleSocketError(error, ws, handlers, logger));
+      wss.emit('connection', ws, request);
+    });
+  };
+  server.on('upgrade', onUpgrade);
+
+  return {
+    ...services,
+    chat,
+    wss,
+    close: async () => {
+      server.off('upgrade', onUpgrade);
+      await chat.closeAll();
+      chat.dispose();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}
