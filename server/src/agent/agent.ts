@@ -192,7 +192,9 @@ export class Agent extends EventEmitter<AgentEvents> {
     const gated = calls.map((call) => {
       const parsed = parseCall(call, tools);
       // A call that cannot run (bad arguments, no such tool) runs nothing to approve.
-      const policy: ApprovalPolicy = parsed.refusal ? 'never' : approvalPolicyFor(approval, call.name);
+      const policy: ApprovalPolicy = parsed.refusal
+        ? 'never'
+        : (approvalPolicyFor(approval, call.name) ?? tools.get(call.name)?.approval ?? 'never');
       const asks = policy === 'always' || (policy === 'session' && !input.approvals?.granted(call.name));
       return { parsed, policy, asks };
     });

@@ -2,7 +2,8 @@
  * Which tool calls wait for a user's approval: the `approval` block of the
  * configuration, by the tool's name as the model sees it, `*` matching any run of
  * characters. `always` asks every time, `session` asks until the user allows the tool for
- * the rest of the conversation, `never` (the default) runs it without asking.
+ * the rest of the conversation, `never` runs it without asking. A tool the rules do not
+ * name follows its own default (`ToolDefinition.approval`), else runs without asking.
  */
 
 export type ApprovalPolicy = 'always' | 'session' | 'never';
@@ -13,7 +14,7 @@ export type ApprovalRules = Readonly<Record<string, ApprovalPolicy>>;
  * (the most specific) wins, so `{"*": "always", "search_*": "never"}` asks for everything
  * but searches.
  */
-export function approvalPolicyFor(rules: ApprovalRules, toolName: string): ApprovalPolicy {
+export function approvalPolicyFor(rules: ApprovalRules, toolName: string): ApprovalPolicy | undefined {
   const exact = rules[toolName];
   if (exact) return exact;
   let best: { length: number; policy: ApprovalPolicy } | undefined;
@@ -21,7 +22,7 @@ export function approvalPolicyFor(rules: ApprovalRules, toolName: string): Appro
     if (!pattern.includes('*') || !globToRegExp(pattern).test(toolName)) continue;
     if (!best || pattern.length > best.length) best = { length: pattern.length, policy };
   }
-  return best?.policy ?? 'never';
+  return best?.policy;
 }
 
 function globToRegExp(pattern: string): RegExp {

@@ -19,6 +19,7 @@ import {
 import type { Agent, TurnError } from '../agent/agent.js';
 import type { HistoryPage, HistoryStore } from '../history/store.js';
 import { logErrorWithId } from '../log-error.js';
+import { PendingApprovals } from './pending-approvals.js';
 import { Workspaces } from '../tools/workspace.js';
 import { DEFAULT_MAX_PAGE_BYTES, DEFAULT_MAX_TOOL_ARGUMENT_CHARS, DEFAULT_MAX_TURN_CHARS } from './limits.js';
 
@@ -66,6 +67,8 @@ interface RunningTurn {
   argumentChars: Map<number, number>;
   tools: number;
   stopReason?: TurnError;
+  /** Its tool calls waiting for a user's decision. */
+  approvals: PendingApprovals;
   finished: Promise<void>;
 }
 
@@ -204,6 +207,7 @@ export class SessionHub {
       chars: 0,
       argumentChars: new Map(),
       tools: 0,
+      approvals: this.#approvalsFor(sessionId),
       finished: Promise.resolve(),
     };
     session.turn = turn;
@@ -213,6 +217,15 @@ export class SessionHub {
   /** Stops the session's running turn, if any: the model request and its tools are cancelled. */
   abort(sessionId: string): void {
     this.#sessions.get(sessionId)?.turn?.controller.abort();
+  }
+
+  /**
+   * A user's answer to a tool call's approval request, from any tab of the session. The
+   * first decision wins; one for a call that no longer waits changes nothing (every tab
+   * already has, or soon gets, the outcome as the call's `tool_execute`).
+   */
+  decide(sessionId: string, callId: string, decision: 'approve' | 'deny', remember?: 'session'): void {
+    this.#sessions.get(sessionId)?.turn?.approvals.decide(callId, decision, remember);
   }
 
   /** Older history for one peer. */
@@ -251,6 +264,7 @@ export class SessionHub {
         history,
         signal: turn.controller.signal,
         workspace: workspaces.for(sessionId),
+        approvals: turn.approvals,
       }));
     } catch (thrown) {
       // runTurn reports its failures in its result; reaching here is a bug (or the store).
@@ -372,6 +386,37 @@ export class SessionHub {
   }
 
   /** Every peer of the session gets the frame, and the session's buffer takes it in. */
+  /**
+   * The approval desk of a new turn, with the tools the user allowed for the rest of the
+   * conversation. A grant that cannot be read or kept (storage failed) is not assumed: the
+   * user is asked again, which is safe.
+   */
+  #approvalsFor(sessionId: string): PendingApprovals {
+    const { store, now } = this.#options;
+    let grants: string[] = [];
+    try {
+      grants = store.grantedTools(sessionId);
+    } catch (error) {
+      this.#logError(error, 'reading the tool grants failed');
+    }
+    const keepGrant = (toolName: string): boolean => {
+      try {
+        store.grantTool(sessionId, toolName);
+        return true;
+      } catch (error) {
+        this.#logError(error, 'storing a tool grant failed');
+        return false;
+      }
+    };
+    return new PendingApprovals(
+      sessionId,
+      new Set(grants),
+      (frame) => this.#broadcast(sessionId, frame),
+      keepGrant,
+      now,
+    );
+  }
+
   #broadcast(sessionId: string, frame: ServerFrame): void {
     const session = this.#sessions.get(sessionId);
     if (!session) return;

@@ -44,6 +44,12 @@ export interface ToolDefinition<Args = unknown> {
   /** Overrides the agent's default time limit for this tool. */
   timeoutMs?: number;
   /**
+   * Whether a user must approve a call before it runs, when the server's `approval`
+   * rules do not name the tool: `always`, or `session` (until the user allows it for the
+   * conversation). A tool that changes or sends something says so here.
+   */
+  approval?: 'always' | 'session';
+  /**
    * Returns a JSON-serialisable result; throws to report an error to the model. Only the
    * registry calls it, with arguments that passed `parameters`.
    *

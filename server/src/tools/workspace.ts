@@ -35,6 +35,11 @@ export class Workspace {
     return this.#files.get(normalisePath(path))?.content;
   }
 
+  /** Removes a file; false when there was none. */
+  remove(path: string): boolean {
+    return this.#files.delete(normalisePath(path));
+  }
+
   list(): Array<{ path: string; chars: number; updatedAt: number }> {
     return [...this.#files.entries()]
       .map(([path, file]) => ({ path, chars: file.content.length, updatedAt: file.updatedAt }))

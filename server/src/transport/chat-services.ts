@@ -7,10 +7,12 @@ import { Agent } from '../agent/agent.js';
 import { MemoryHistoryStore } from '../history/memory-store.js';
 import type { HistoryStore } from '../history/store.js';
 import { reportingErrors, type ErrorListener, type Logger } from '../log-error.js';
+import type { ApprovalRules } from '../agent/approval-policy.js';
 import type { ChatProvider } from '../providers/types.js';
 import { SessionHub, type SessionHubOptions } from '../sessions/session-hub.js';
 import { builtinTools } from '../tools/builtin/index.js';
 import { ToolRegistry, type ToolDefinition } from '../tools/define-tool.js';
+import type { McpServersConfig } from '../tools/mcp/config.js';
 
 export interface ChatServicesOptions {
   provider: ChatProvider;
@@ -29,6 +31,20 @@ export interface ChatServicesOptions {
    * exception, a store that failed), with the error itself: for your own error tracker.
    */
   onError?: ErrorListener;
+  /**
+   * Tools that wait for a user's approval before they run, by the name the model sees
+   * (`*` a wildcard): `always` asks every time, `session` until the user allows the tool
+   * for the conversation, `never` does not ask (the default for every tool).
+   */
+  approval?: ApprovalRules;
+  /** How long a user has to decide; no decision by then declines the call (default 10 minutes). */
+  approvalTimeoutMs?: number;
+  /**
+   * MCP servers whose tools the model is offered besides `tools`, by name: stdio servers
+   * (`command`, `args`, `env`, `cwd`) or Streamable HTTP ones (`url`, `headers`), each
+   * with an optional `tools` allow-list.
+   */
+  mcpServers?: McpServersConfig;
   /** Where history is kept; in memory by default (lost on restart). */
   store?: HistoryStore;
   sessions?: Partial<Omit<SessionHubOptions, 'agent' | 'store' | 'logger'>>;
@@ -55,6 +71,8 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
     ...(options.maxRounds ? { maxRounds: options.maxRounds } : {}),
     ...(options.waitingNoticeMs ? { waitingNoticeMs: options.waitingNoticeMs } : {}),
     ...(options.maxToolResultChars ? { maxToolResultChars: options.maxToolResultChars } : {}),
+    ...(options.approval ? { approval: options.approval } : {}),
+    ...(options.approvalTimeoutMs ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}),
     logger: log,
   });
   const hub = new SessionHub({ agent, store, logger: log, ...options.sessions });

@@ -2,7 +2,8 @@
  * The demo model's scenarios, chosen by what the user types (English or Chinese
  * keywords; see the server README). Each one shows a part of the protocol: a markdown
  * answer, one long tool call, three tool calls in one round, reasoning first, a stall
- * in the middle of a tool call, a tool that fails. Anything else gets a short guide.
+ * in the middle of a tool call, a tool that fails, a risky tool the user approves first,
+ * a long tool that reports its progress. Anything else gets a short guide.
  * The first scenario with a matching keyword wins, so the most specific come first.
  * The demo page's buttons are made from this list too (its labels and prompts, in this
  * order), so the page and the model cannot disagree.
@@ -190,6 +191,65 @@ export const scenarios: Scenario[] = [
         { kind: 'text', text: `**${String(parseJson(result).result ?? result)}** — that is 391 + 1024.` },
       ],
     }),
+  },
+  {
+    id: 'approval',
+    keywords: ['delete', 'approve', 'approval', '删除', '批准'],
+    label: 'Approval',
+    prompt: 'Delete notes.md (a risky tool: you approve it first)',
+    first: () => ({
+      steps: [
+        { kind: 'text', text: 'Writing `notes.md`, then deleting it: deleting is risky, so you decide.' },
+        {
+          kind: 'tool_call',
+          name: 'write_file',
+          arguments: { path: 'notes.md', content: 'Draft notes, to be deleted.' },
+        },
+        { kind: 'tool_call', name: 'delete_file', arguments: { path: 'notes.md' } },
+      ],
+    }),
+    afterTools: ([, deleted]) => {
+      const outcome = parseJson(deleted);
+      return {
+        steps: [
+          {
+            kind: 'text',
+            text: outcome.deleted
+              ? `Deleted \`${String(outcome.deleted)}\`.`
+              : `I did not delete it: _${deleted ?? 'no answer'}_`,
+          },
+        ],
+      };
+    },
+  },
+  {
+    id: 'tool-progress',
+    keywords: ['index', 'progress', '索引', '进度'],
+    label: 'Tool progress',
+    prompt: 'Index the knowledge base (a long tool with live progress)',
+    first: () => ({
+      steps: [
+        { kind: 'text', text: 'Indexing six sources; the block shows how far it has come.' },
+        {
+          kind: 'tool_call',
+          name: 'build_index',
+          arguments: { sources: ['handbook', 'faq', 'changelog', 'api-reference', 'blog', 'forum'] },
+        },
+      ],
+    }),
+    afterTools: ([result]) => {
+      const index = parseJson(result);
+      return {
+        steps: [
+          {
+            kind: 'text',
+            text: index.indexed
+              ? `Indexed ${String(index.indexed)} sources (${String(index.documents)} documents).`
+              : `Indexing stopped: _${result ?? 'no answer'}_`,
+          },
+        ],
+      };
+    },
   },
   {
     id: 'long-tool-call',
