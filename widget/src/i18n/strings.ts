@@ -9,8 +9,6 @@ export interface Strings {
   send: string;
   stop: string;
   jumpToLatest: string;
-  you: string;
-  assistant: string;
   reasoning: string;
   reasoningFor: (seconds: string) => string;
   generating: string;
@@ -37,7 +35,6 @@ export interface Strings {
   copied: string;
   typing: string;
   connecting: string;
-  connected: string;
   reconnecting: (seconds: number) => string;
   offline: string;
   retryNow: string;
@@ -74,8 +71,6 @@ const en: Strings = {
   send: 'Send',
   stop: 'Stop',
   jumpToLatest: 'Jump to latest',
-  you: 'You',
-  assistant: 'Assistant',
   reasoning: 'Reasoning',
   reasoningFor: (s) => `Reasoned for ${s}s`,
   generating: 'Generating…',
@@ -98,7 +93,6 @@ const en: Strings = {
   copied: 'Copied',
   typing: 'The assistant is writing',
   connecting: 'Connecting…',
-  connected: 'Connected',
   reconnecting: (s) => `Reconnecting in ${s}s…`,
   offline: 'Offline',
   retryNow: 'Retry now',
@@ -142,8 +136,6 @@ const zhCN: Strings = {
   send: '发送',
   stop: '停止',
   jumpToLatest: '跳到最新',
-  you: '你',
-  assistant: '助手',
   reasoning: '推理',
   reasoningFor: (s) => `推理了 ${s} 秒`,
   generating: '生成中…',
@@ -166,7 +158,6 @@ const zhCN: Strings = {
   copied: '已复制',
   typing: '助手正在输入',
   connecting: '连接中…',
-  connected: '已连接',
   reconnecting: (s) => `${s} 秒后重新连接…`,
   offline: '离线',
   retryNow: '立即重试',

@@ -179,9 +179,6 @@ export class MarkdownCache {
   #tailStart = 0;
   #tail: Array<TemplateResult | typeof nothing | string> = [];
 
-  /** How many times text was lexed from the start; for tests and benchmarks. */
-  fullParses = 0;
-
   constructor(private readonly options: RenderOptions) {}
 
   render(text: string): unknown[] {
@@ -190,7 +187,6 @@ export class MarkdownCache {
     if (!appended) {
       this.#stable = [];
       this.#tailStart = 0;
-      this.fullParses++;
     }
     const tokens = Lexer.lex(text.slice(this.#tailStart), { gfm: true, breaks: true });
     // All but the last block are final now.
