@@ -115,7 +115,9 @@ describe('argument types come from the schema', () => {
       'get_time',
       'calculator',
       'write_file',
+      'delete_file',
       'search_docs',
+      'build_index',
     ]);
   });
 });

@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'vitest';
-import { ToolError, ToolRegistry } from '../src/tools/define-tool.js';
+import { ToolError, ToolRegistry, type ToolContext } from '../src/tools/define-tool.js';
 import { evaluate } from '../src/tools/builtin/expression.js';
 import { builtinTools } from '../src/tools/builtin/index.js';
 import { Workspace } from '../src/tools/workspace.js';
 
 const registry = new ToolRegistry(builtinTools());
-const context = () => ({
+const context = (): ToolContext => ({
   signal: new AbortController().signal,
   sessionId: 's',
   workspace: new Workspace(),
@@ -67,7 +67,9 @@ describe('the built-in tools', () => {
       'get_time',
       'calculator',
       'write_file',
+      'delete_file',
       'search_docs',
+      'build_index',
     ]);
   });
 
@@ -99,6 +101,30 @@ describe('the built-in tools', () => {
     expect(() => call('write_file', { path: 'b', content: 'x'.repeat(11) }, ctx)).toThrow(/limit is 10/);
     call('write_file', { path: 'b', content: '1' }, ctx);
     expect(() => call('write_file', { path: 'c', content: '1' }, ctx)).toThrow(/already holds 2 files/);
+  });
+
+  test('delete_file removes a file of the workspace, refuses a missing one, and asks for approval by default', () => {
+    const ctx = context();
+    ctx.workspace.write('notes.md', 'draft');
+    expect(call('delete_file', { path: 'notes.md' }, ctx)).toEqual({ deleted: 'notes.md', files: 0 });
+    expect(() => call('delete_file', { path: 'notes.md' }, ctx)).toThrow(ToolError);
+    expect(registry.get('delete_file')!.approval).toBe('session');
+  });
+
+  test('build_index reports its progress source by source, and stops when told', async () => {
+    const reports: unknown[] = [];
+    const ctx = { ...context(), progress: (update: unknown) => void reports.push(update) };
+    const result = await call('build_index', { sources: ['a', 'b'] }, ctx);
+    expect(result).toEqual({ indexed: 2, documents: 84 });
+    expect(reports).toEqual([
+      { progress: 0, total: 2, message: 'Indexing a' },
+      { progress: 1, total: 2, message: 'Indexing b' },
+      { progress: 2, total: 2, message: 'Done' },
+    ]);
+    const stop = new AbortController();
+    const running = call('build_index', { sources: ['a', 'b', 'c'] }, { ...context(), signal: stop.signal });
+    stop.abort();
+    await expect(running).rejects.toThrow(ToolError);
   });
 
   test('search finds the passage that matches best', () => {
