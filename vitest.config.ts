@@ -1,10 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  // Workspace packages resolve to their TypeScript sources ("source" export
-  // condition), so Node tests run against the code as written, without a build.
-  resolve: { conditions: ['source'] },
-  ssr: { resolve: { conditions: ['source'] } },
+  // Workspace packages resolve to their TypeScript sources (the "@aalis/source" export
+  // condition), so Node tests run against the code as written, without a build. A
+  // condition of our own: some published packages export TypeScript under a plain
+  // "source" condition, which Node cannot load.
+  resolve: { conditions: ['@aalis/source'] },
+  ssr: { resolve: { conditions: ['@aalis/source'] } },
   test: {
     include: ['{protocol,server,widget,demo}/test/**/*.test.ts'],
     // The packages test installs from the registry and builds SQLite: `npm test` runs it

@@ -8,7 +8,7 @@ import { countsReporter } from './scripts/wtr-counts-reporter.mjs';
 
 export default {
   files: ['{protocol,widget}/test/**/*.browser.test.ts'],
-  nodeResolve: { exportConditions: ['source', 'browser'] },
+  nodeResolve: { exportConditions: ['@aalis/source', 'browser'] },
   plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: 'widget/tsconfig.json' })],
   browsers: [
     chromeLauncher({

@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { startFakeUpstream, type FakeUpstream, type Reply } from '../../server/test/fake-upstream.js';
 // @ts-expect-error: a plain script without types.
@@ -53,6 +53,27 @@ export class E2E {
     this.upstream = await startFakeUpstream(replies);
     this.port ||= await freePort();
     await this.startServer(env);
+    await this.launchBrowser();
+  }
+
+  /**
+   * Starts the demo on its own scripted model (`AALIS_PROVIDER=demo`), as `npm start`
+   * runs it without a key: no fake upstream, no provider variables.
+   */
+  async startDemoModel(env: Record<string, string> = {}): Promise<void> {
+    this.port ||= await freePort();
+    this.demo = (await startDemo({
+      PORT: String(this.port),
+      HOST: '127.0.0.1',
+      AALIS_PROVIDER: 'demo',
+      AALIS_DATA_DIR: this.dataDir,
+      LOG_LEVEL: 'silent',
+      ...env,
+    })) as Demo;
+    await this.launchBrowser();
+  }
+
+  async launchBrowser(): Promise<void> {
     this.browser ??= await chromium.launch({
       executablePath: ensureChromium() as string,
       args: chromiumArgs,
@@ -71,8 +92,13 @@ export class E2E {
     })) as Demo;
   }
 
-  async page(url = this.demo.url): Promise<Page> {
-    const page = await this.browser.newPage({ viewport: { width: 1280, height: 860 } });
+  /**
+   * Opens the page, connected. In its own browser context (its own localStorage, so its
+   * own session) unless one is given: pages of one context are tabs of one visitor.
+   */
+  async page(url = this.demo.url, context?: BrowserContext): Promise<Page> {
+    const viewport = { width: 1280, height: 860 };
+    const page = await (context ? context.newPage() : this.browser.newPage({ viewport }));
     page.on('console', (message) => {
       if (process.env.E2E_DEBUG) console.log(`[page] ${message.text()}`);
     });

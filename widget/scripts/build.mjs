@@ -12,7 +12,7 @@ const shared = {
   configFile: false,
   logLevel: 'warn',
   // Workspace packages resolve to their TypeScript sources.
-  resolve: { conditions: ['source', 'module', 'browser', 'default'] },
+  resolve: { conditions: ['@aalis/source', 'module', 'browser', 'default'] },
 };
 
 await build({
