@@ -3,7 +3,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DemoProvider, createAalisServer, loadConfig } from '@aalis/server';
+import { DemoProvider, createAalisServer, loadServerConfig } from '@aalis/server';
 
 const publicDir = fileURLToPath(new URL('./public/', import.meta.url));
 const TYPES = {
@@ -14,10 +14,13 @@ const TYPES = {
   '.svg': 'image/svg+xml',
 };
 
-/** Starts the demo; `env` configures it like `aalis-server` (PORT, AALIS_PROVIDER, keys...). */
+/**
+ * Starts the demo; `env` configures it like `aalis-server` (PORT, AALIS_PROVIDER, keys...,
+ * and AALIS_CONFIG naming a configuration file).
+ */
 export async function startDemo(env = process.env) {
-  const config = loadConfig(env);
-  const server = await createAalisServer(config, env);
+  const { config, env: resolved } = loadServerConfig({ env });
+  const server = await createAalisServer(config, resolved);
   // Only the files that ship in public/ are served, by exact name.
   const files = new Set(await readdir(publicDir));
   server.app.get('/', (request, reply) => send(request, reply, 'index.html'));

@@ -3,13 +3,14 @@
  * playwright-core, the model being a fake OpenAI-compatible upstream that writes the
  * real SSE wire format.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { builtinTools as builtinToolsList } from '../../server/src/tools/builtin/index.js';
 import { startFakeUpstream, type FakeUpstream, type Reply } from '../../server/test/fake-upstream.js';
 // @ts-expect-error: a plain script without types.
 import { startDemo } from '../app.mjs';
@@ -87,9 +88,21 @@ export class E2E {
       OPENAI_API_KEY: 'sk-test',
       OPENAI_BASE_URL: `${this.upstream.url}/v1`,
       AALIS_DATA_DIR: this.dataDir,
+      AALIS_CONFIG: this.#demoToolsConfig(),
       LOG_LEVEL: 'silent',
       ...env,
     })) as Demo;
+  }
+
+  /**
+   * A real provider gets no built-in tools unless the owner names them (their data is made
+   * up): the fixtures' model calls them, so this configuration file names them all.
+   */
+  #demoToolsConfig(): string {
+    const file = join(this.dataDir, 'aalis.config.json');
+    const builtinTools = builtinToolsList().map((tool) => tool.name);
+    writeFileSync(file, JSON.stringify({ builtinTools }));
+    return file;
   }
 
   /**

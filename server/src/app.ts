@@ -1,6 +1,8 @@
 /**
- * A complete Aalis server from a configuration: Fastify with pino logging, the plugin,
- * the provider the environment names, and SQLite history when a data directory is set.
+ * A complete Aalis server from a configuration: Fastify with pino logging, the plugin
+ * with the configuration's system prompt, tools, approvals and MCP servers, the provider
+ * the environment names (with the configuration file's provider settings under it, as
+ * `loadServerConfig` returns it), and SQLite history when a data directory is set.
  * `aalis-server` and the demo run this; a host with its own app registers the plugin.
  */
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
@@ -10,6 +12,7 @@ import { SqliteHistoryStore } from './history/sqlite-store.js';
 import type { HistoryStore } from './history/store.js';
 import { providerFromEnv, type ProviderChoice } from './providers/from-env.js';
 import { dataDirProblem } from './startup-problems.js';
+import { builtinTools } from './tools/builtin/index.js';
 import { hostGuardOnce, sharedHostCheck } from './transport/host-guard-once.js';
 import { HEALTH_PATH, aalisChat, type AalisChatOptions } from './transport/plugin.js';
 import { READ_METHODS, setBaseSecurityHeaders } from './transport/security-headers.js';
@@ -68,6 +71,10 @@ export async function createAalisServer(
     publicHosts,
     ...(config.token ? { token: config.token } : {}),
     ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
+    ...(config.systemPrompt ? { systemPrompt: config.systemPrompt } : {}),
+    tools: selectedBuiltinTools(config.builtinTools),
+    approval: config.approval,
+    mcpServers: config.mcpServers,
     ...extra,
     sessions: { maxToolArgumentChars: config.maxToolArgumentChars, ...extra.sessions },
   });
@@ -82,6 +89,12 @@ export async function createAalisServer(
     close: () => app.close(),
     widgetBuilt: () => app.aalis.widget.exists(),
   };
+}
+
+/** The built-in tools named, in the order named (the names were checked against these). */
+function selectedBuiltinTools(names: readonly string[]) {
+  const tools = builtinTools();
+  return names.flatMap((name) => tools.filter((tool) => tool.name === name));
 }
 
 /** The SQLite history in `dataDir`; a directory that cannot hold it is a configuration mistake. */

@@ -1,44 +1,95 @@
 /**
- * `aalis-server`: runs the protocol server configured by environment variables.
+ * `aalis-server`: runs the protocol server configured by environment variables and,
+ * optionally, a configuration file (`--config`, or `AALIS_CONFIG`; a variable that is set
+ * wins over the file). `--check` validates and describes the configuration, then exits.
  * Bad configuration prints one line and exits 2.
  */
-import { ConfigError, ENVIRONMENT, loadConfig } from './config.js';
-import { createAalisServer } from './app.js';
+import { ConfigError, ENVIRONMENT, loadServerConfig, type LoadedConfig } from './config.js';
+import { CONFIG_SCHEMA_FILE } from './config-file-schema.js';
 import { listenProblem } from './startup-problems.js';
 import { describeHosts } from './transport/host-guard.js';
 
 const HELP = `aalis-server: the Aalis chat protocol server
 
-Usage: aalis-server [--help]
+Usage: aalis-server [--config FILE] [--check] [--help]
+
+  --config FILE   read the configuration file FILE (JSON); AALIS_CONFIG=FILE does the same.
+                  Each variable below that is set wins over the file for what it names;
+                  "\${VAR}" and "\${VAR:-default}" in its strings read the environment.
+                  Its JSON Schema, for editors ("$schema"): ${CONFIG_SCHEMA_FILE}
+                  (in the package: @aalis/server/config.schema.json)
+  --check         validate the configuration, print it resolved (secrets masked) with each
+                  MCP server's tools, and exit: 0 valid, 1 an MCP server failed, 2 invalid
+  --help, -h      this text
 
 Configured by environment variables:
 ${ENVIRONMENT.map(([name, fallback, meaning]) => `  ${name.padEnd(22)} ${meaning}${fallback ? ` (default: ${fallback})` : ''}`).join('\n')}
+  AALIS_CONFIG           the configuration file, when --config names none
+
+The file also sets what only it can: systemPrompt, builtinTools, mcpServers, approval
+(see the server's README, "Configuration file").
 
 Serves GET /ws (the protocol), GET /healthz, GET /healthz/details (loopback or
 AALIS_METRICS_TOKEN), GET /aalis-chat.js (the widget) and GET /origin-check, only to
 the host names in AALIS_PUBLIC_HOSTS and loopback names.`;
 
-export async function main(argv: string[], env: Record<string, string | undefined>): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    console.log(HELP);
-    return 0;
+interface Arguments {
+  help: boolean;
+  check: boolean;
+  configPath?: string;
+}
+
+/** The command line; a mistake in it is a ConfigError (one line, exit 2). */
+function parseArguments(argv: readonly string[]): Arguments {
+  const parsed: Arguments = { help: false, check: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--help' || arg === '-h') parsed.help = true;
+    else if (arg === '--check') parsed.check = true;
+    else if (arg === '--config' || arg.startsWith('--config=')) {
+      const value = arg === '--config' ? argv[++i] : arg.slice('--config='.length);
+      if (!value || value.startsWith('--'))
+        throw new ConfigError('--config needs the path of a configuration file: --config aalis.config.json');
+      parsed.configPath = value;
+    } else throw new ConfigError(`unknown argument "${arg}" (aalis-server --help lists them)`);
   }
-  let server;
-  let config;
+  return parsed;
+}
+
+export async function main(argv: string[], env: Record<string, string | undefined>): Promise<number> {
+  let args: Arguments;
+  let loaded: LoadedConfig;
   try {
-    config = loadConfig(env);
-    server = await createAalisServer(config, env);
+    args = parseArguments(argv);
+    if (args.help) {
+      console.log(HELP);
+      return 0;
+    }
+    loaded = loadServerConfig({ ...(args.configPath ? { configPath: args.configPath } : {}), env });
+    // The server and the MCP client load only when used: --help and mistakes answer at once.
+    if (args.check) return await (await import('./config-file-check.js')).checkConfiguration(loaded);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`aalis-server: ${error.message}`);
+    return 2;
+  }
+  const { config, file } = loaded;
+  const { createAalisServer } = await import('./app.js');
+  let server;
+  try {
+    server = await createAalisServer(config, loaded.env);
     await server.app.listen({ port: config.port, host: config.host });
     const { name, model } = server.provider;
     const where = config.dataDir
       ? `history in ${config.dataDir}`
       : 'history in memory (AALIS_DATA_DIR=:memory:): lost on restart';
+    const configured = file ? `, configured by ${file.absolutePath}` : '';
     console.log(
-      `aalis-server: listening on http://${config.host}:${listeningPort(server, config.port)} (provider ${name}, model ${model}, ${where}); ` +
+      `aalis-server: listening on http://${config.host}:${listeningPort(server, config.port)} (provider ${name}, model ${model}, ${where})${configured}; ` +
         `answers to ${describeHosts(config.publicHosts)}`,
     );
   } catch (error) {
-    const problem = error instanceof ConfigError ? error.message : config && listenProblem(error, config);
+    const problem = error instanceof ConfigError ? error.message : listenProblem(error, config);
     if (!problem) throw error;
     console.error(`aalis-server: ${problem}`);
     await server?.close();

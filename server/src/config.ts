@@ -1,8 +1,12 @@
 /**
- * The server's configuration, from environment variables. Every mistake is one line
- * naming the variable; `aalis-server --help` prints this table.
+ * The server's configuration, from environment variables and, when one is named, the
+ * configuration file (a variable that is set wins over the file for what it names).
+ * Every mistake is one line naming the variable or the file's path; `aalis-server --help`
+ * prints the variables' table.
  */
 import { resolve } from 'node:path';
+import { readConfigFile, type ApprovalPolicy, type ConfigFile } from './config-file.js';
+import { isSet, overriddenByEnvironment, withFileProvider } from './config-file-environment.js';
 import {
   ConfigError,
   DEFAULT_MODELS,
@@ -12,19 +16,23 @@ import {
 } from './providers/from-env.js';
 import { wholeNumber } from './config-values.js';
 import { DEFAULT_MAX_TOOL_ARGUMENT_CHARS } from './sessions/limits.js';
+import { builtinTools } from './tools/builtin/index.js';
+import type { McpServersConfig } from './tools/mcp/config.js';
 import { listenHostEntry, parseHost } from './transport/host-guard.js';
 
 export { ConfigError };
+export type { ApprovalPolicy, ConfigFile };
 
 /** The history's directory when none is named: durable by default, next to where the server runs. */
 export const DEFAULT_DATA_DIR = 'aalis-data';
 /** The value of AALIS_DATA_DIR that keeps history in memory (SQLite's own name for it). */
 export const IN_MEMORY = ':memory:';
 
-function dataDirFrom(value: string | undefined): string | undefined {
+/** The history's directory: relative to `base` (where the server runs, or the file's directory). */
+function dataDirFrom(value: string | undefined, base = '.'): string | undefined {
   const named = value?.trim();
   if (named === IN_MEMORY) return undefined;
-  return resolve(named || DEFAULT_DATA_DIR);
+  return resolve(base, named || DEFAULT_DATA_DIR);
 }
 
 export interface ServerConfig {
@@ -43,6 +51,17 @@ export interface ServerConfig {
   logLevel: string;
   /** Arguments one tool call may have before it is cut off and never run. */
   maxToolArgumentChars: number;
+  /** The configuration file's system prompt (its text, read from its file when it names one). */
+  systemPrompt?: string;
+  /**
+   * The built-in tools offered, by name: the file's `builtinTools`, else all of them with
+   * the demo model and none with a real provider (their data is made up).
+   */
+  builtinTools: string[];
+  /** The MCP servers whose tools are offered, by name; a stdio server's `cwd` is absolute. */
+  mcpServers: McpServersConfig;
+  /** Which tools need the visitor's approval, by the name the model sees (`*` matches any characters). */
+  approval: Record<string, ApprovalPolicy>;
 }
 
 type Env = Record<string, string | undefined>;
@@ -96,61 +115,119 @@ export const ENVIRONMENT: Array<[name: string, fallback: string, meaning: string
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-export function loadConfig(env: Env): ServerConfig {
-  chooseProviderName(env); // Fails early, with the provider's own message.
-  const portText = env.PORT?.trim() || '8787';
-  const port = Number(portText);
-  if (!/^\d+$/.test(portText) || port > 65_535)
-    throw new ConfigError(`PORT must be a number from 0 to 65535; it is "${portText}"`);
-  const logLevel = env.LOG_LEVEL?.trim() || 'info';
+/**
+ * The configuration from `env` and, when given, the configuration file: a variable that is
+ * set wins over the file for what it names. The provider is chosen from
+ * `withFileProvider(env, file)` (as `loadServerConfig` returns it): pass that environment
+ * to `createAalisServer`.
+ */
+export function loadConfig(env: Env, file?: ConfigFile): ServerConfig {
+  const settings = file?.settings ?? {};
+  // Fails early, with the provider's own message.
+  const provider = chooseProviderName(withFileProvider(env, file));
+  /** The list the variable names, else the file's, each entry with where it came from. */
+  const listFrom = (variable: string, fileList: string[] | undefined, key: string): Entry[] =>
+    isSet(env, variable) || !fileList
+      ? listEntries(env[variable] ?? '').map((entry) => ({ entry, label: variable }))
+      : fileList.map((entry, index) => ({ entry: entry.trim(), label: `${file!.path}: ${key}[${index}]` }));
+
+  let port = settings.port ?? 8787;
+  if (isSet(env, 'PORT')) {
+    const portText = env.PORT!.trim();
+    port = Number(portText);
+    if (!/^\d+$/.test(portText) || port > 65_535)
+      throw new ConfigError(`PORT must be a number from 0 to 65535; it is "${portText}"`);
+  }
+  const logLevel = env.LOG_LEVEL?.trim() || settings.logLevel || 'info';
   if (!LOG_LEVELS.includes(logLevel))
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; it is "${logLevel}"`);
-  const host = env.HOST?.trim() || '127.0.0.1';
+  const host = env.HOST?.trim() || settings.host?.trim() || '127.0.0.1';
   const listenHost = listenHostEntry(host);
-  const publicHosts = parsePublicHosts(env.AALIS_PUBLIC_HOSTS ?? '');
+  const publicHosts = parsePublicHosts(listFrom('AALIS_PUBLIC_HOSTS', settings.publicHosts, 'publicHosts'));
+  const maxToolArgumentChars = wholeNumber(
+    env,
+    'AALIS_MAX_TOOL_ARGUMENT_CHARS',
+    settings.maxToolArgumentChars ?? DEFAULT_MAX_TOOL_ARGUMENT_CHARS,
+    { max: 100_000_000, unit: 'characters' },
+  );
+  const allTools = builtinTools().map((tool) => tool.name);
   return {
     port,
     host,
-    token: env.AALIS_TOKEN || undefined,
-    allowedOrigins: parseOrigins(env.AALIS_ALLOWED_ORIGINS ?? ''),
+    token: env.AALIS_TOKEN || settings.token || undefined,
+    allowedOrigins: parseOrigins(
+      listFrom('AALIS_ALLOWED_ORIGINS', settings.allowedOrigins, 'allowedOrigins'),
+    ),
     publicHosts: listenHost && !publicHosts.includes(listenHost) ? [...publicHosts, listenHost] : publicHosts,
-    metricsToken: env.AALIS_METRICS_TOKEN || undefined,
-    dataDir: dataDirFrom(env.AALIS_DATA_DIR),
+    metricsToken: env.AALIS_METRICS_TOKEN || settings.metricsToken || undefined,
+    dataDir:
+      isSet(env, 'AALIS_DATA_DIR') || settings.dataDir === undefined
+        ? dataDirFrom(env.AALIS_DATA_DIR)
+        : dataDirFrom(settings.dataDir, file!.dir),
     logLevel,
-    maxToolArgumentChars: wholeNumber(env, 'AALIS_MAX_TOOL_ARGUMENT_CHARS', DEFAULT_MAX_TOOL_ARGUMENT_CHARS, {
-      max: 100_000_000,
-      unit: 'characters',
-    }),
+    maxToolArgumentChars,
+    ...(file?.systemPrompt ? { systemPrompt: file.systemPrompt } : {}),
+    builtinTools: settings.builtinTools ?? (provider === 'demo' ? allTools : []),
+    mcpServers: settings.mcpServers ?? {},
+    approval: settings.approval ?? {},
   };
 }
 
-function parseOrigins(text: string): string[] {
-  return listEntries(text).map((entry) => {
+export interface LoadedConfig {
+  config: ServerConfig;
+  /** The environment with the file's provider settings under its own: for `createAalisServer`. */
+  env: Env;
+  /** The configuration file, when one was named. */
+  file: ConfigFile | undefined;
+  /** The variables set in the environment that win over a setting the file makes. */
+  overridden: string[];
+}
+
+/**
+ * The whole configuration as `aalis-server` reads it: the file named by `configPath`
+ * (`--config`), else by `AALIS_CONFIG`, if any, and the environment over it.
+ */
+export function loadServerConfig({ configPath, env }: { configPath?: string; env: Env }): LoadedConfig {
+  const path = configPath ?? (env.AALIS_CONFIG?.trim() || undefined);
+  const file = path === undefined ? undefined : readConfigFile(path, env);
+  return {
+    config: loadConfig(env, file),
+    env: withFileProvider(env, file),
+    file,
+    overridden: file ? overriddenByEnvironment(env, file) : [],
+  };
+}
+
+/** One entry of a list setting, with what a mistake in it is said to be in. */
+interface Entry {
+  entry: string;
+  /** `AALIS_ALLOWED_ORIGINS`, or `aalis.config.json: allowedOrigins[1]`. */
+  label: string;
+}
+
+function parseOrigins(entries: Entry[]): string[] {
+  return entries.map(({ entry, label }) => {
     if (entry === '*') return entry;
     let url: URL;
     try {
       url = new URL(entry);
     } catch {
-      throw new ConfigError(
-        `AALIS_ALLOWED_ORIGINS: "${entry}" is not an origin like https://shop.example.com`,
-      );
+      throw new ConfigError(`${label}: "${entry}" is not an origin like https://shop.example.com`);
     }
     if (url.origin === 'null' || url.pathname !== '/' || url.search || entry.endsWith('/')) {
-      throw new ConfigError(
-        `AALIS_ALLOWED_ORIGINS: "${entry}" is not an origin like https://shop.example.com (no path)`,
-      );
+      throw new ConfigError(`${label}: "${entry}" is not an origin like https://shop.example.com (no path)`);
     }
     return url.origin;
   });
 }
 
-function parsePublicHosts(text: string): string[] {
-  return listEntries(text).map((entry) => {
+function parsePublicHosts(entries: Entry[]): string[] {
+  return entries.map(({ entry, label }) => {
     if (entry === '*') return entry;
     const host = parseHost(entry);
     if (!host)
       throw new ConfigError(
-        `AALIS_PUBLIC_HOSTS: "${entry}" is not a host name like chat.example.com or chat.example.com:8443 (no scheme, no path)`,
+        `${label}: "${entry}" is not a host name like chat.example.com or chat.example.com:8443 (no scheme, no path)`,
       );
     return host.port === undefined ? host.hostname : `${host.hostname}:${host.port}`;
   });

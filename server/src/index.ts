@@ -16,7 +16,7 @@ export {
 } from './transport/chat-services.js';
 export type { ConnectionOptions } from './transport/client-connection.js';
 export { createAalisServer, type AalisServer } from './app.js';
-export { loadConfig, ConfigError, type ServerConfig } from './config.js';
+export { loadConfig, loadServerConfig, ConfigError, type ServerConfig } from './config.js';
 export { describeHosts } from './transport/host-guard.js';
 export { listenProblem } from './startup-problems.js';
 export { SessionHub, type Peer } from './sessions/session-hub.js';
@@ -37,6 +37,20 @@ export {
   type ToolParameters,
 } from './tools/define-tool.js';
 export { builtinTools } from './tools/builtin/index.js';
+export {
+  McpToolSource,
+  describeMcpServers,
+  type DescribeMcpServersOptions,
+  type McpServerDescription,
+  type McpServerStatus,
+  type McpToolSourceOptions,
+  type McpToolOutput,
+  type McpImage,
+  type McpServersConfig,
+  type McpServerConfig,
+  type StdioMcpServerConfig,
+  type HttpMcpServerConfig,
+} from './tools/mcp/index.js';
 export type { HistoryStore, HistoryPage } from './history/store.js';
 export { MemoryHistoryStore } from './history/memory-store.js';
 export { SqliteHistoryStore } from './history/sqlite-store.js';

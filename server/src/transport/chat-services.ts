@@ -13,6 +13,7 @@ import { SessionHub, type SessionHubOptions } from '../sessions/session-hub.js';
 import { builtinTools } from '../tools/builtin/index.js';
 import { ToolRegistry, type ToolDefinition } from '../tools/define-tool.js';
 import type { McpServersConfig } from '../tools/mcp/config.js';
+import { McpToolSource } from '../tools/mcp/mcp-tool-source.js';
 
 export interface ChatServicesOptions {
   provider: ChatProvider;
@@ -54,6 +55,13 @@ export interface ChatServices {
   store: HistoryStore;
   agent: Agent;
   hub: SessionHub;
+  /** The tools the model is offered: `tools`, and the MCP servers' as they come and go. */
+  tools: ToolRegistry;
+  /**
+   * The MCP servers' connections, when `mcpServers` names any: `ready` settles once each
+   * has connected or failed once; `close()` at shutdown stops their processes.
+   */
+  mcp?: McpToolSource;
 }
 
 export function createChatServices(options: ChatServicesOptions, logger: Logger): ChatServices {
@@ -63,10 +71,17 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
     logger.warn({ turns: recovered }, 'turns interrupted by the last shutdown were marked failed');
 
   const log = reportingErrors(logger, options.onError);
+  const tools = new ToolRegistry(options.tools ?? builtinTools());
+  // Not awaited: the server serves at once, and each MCP server's tools join the registry
+  // when it connects (a slow or failing one only lacks its own).
+  const mcp =
+    options.mcpServers && Object.keys(options.mcpServers).length > 0
+      ? new McpToolSource({ servers: options.mcpServers, registry: tools, logger })
+      : undefined;
   const agent = new Agent({
     provider: options.provider,
     model: options.model,
-    tools: new ToolRegistry(options.tools ?? builtinTools()),
+    tools,
     ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
     ...(options.maxRounds ? { maxRounds: options.maxRounds } : {}),
     ...(options.waitingNoticeMs ? { waitingNoticeMs: options.waitingNoticeMs } : {}),
@@ -76,5 +91,5 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
     logger: log,
   });
   const hub = new SessionHub({ agent, store, logger: log, ...options.sessions });
-  return { store, agent, hub };
+  return { store, agent, hub, tools, ...(mcp ? { mcp } : {}) };
 }

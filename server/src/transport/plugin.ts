@@ -53,7 +53,7 @@ declare module 'fastify' {
 export const HEALTH_PATH = '/healthz';
 
 const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: FastifyInstance, options) => {
-  const { store, agent, hub } = createChatServices(options, app.log);
+  const { store, agent, hub, mcp } = createChatServices(options, app.log);
   const widget = new WidgetFile(options.widgetFile ?? defaultWidgetFile());
   app.decorate('aalis', { hub, agent, store, widget });
 
@@ -78,7 +78,11 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
       await new Promise<void>((resolve) => app.websocketServer.close(() => resolve()));
     },
   });
-  app.addHook('onClose', async () => chat.dispose());
+  app.addHook('onClose', async () => {
+    chat.dispose();
+    // After the sockets (preClose): no turn is left to call an MCP tool.
+    await mcp?.close();
+  });
 
   // Every route: the headers first, so that refusals carry them too, then the Host.
   const withHeaders = async (_request: FastifyRequest, reply: FastifyReply) => setBaseSecurityHeaders(reply);

@@ -35,7 +35,8 @@ export interface AttachedAalisChat extends ChatServices {
   wss: WebSocketServer;
   /**
    * Graceful: no new socket, running turns are told and store their answer, then every
-   * socket closes with 1001. The HTTP server and the store are yours to close after.
+   * socket closes with 1001, then MCP servers' sessions end (their processes stopped).
+   * The HTTP server and the store are yours to close after.
    */
   close(): Promise<void>;
 }
@@ -99,6 +100,8 @@ export function attachAalisChat(server: Server, options: AttachAalisChatOptions)
       await chat.closeAll();
       chat.dispose();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
+      // Last: no turn is left to call an MCP tool. Their processes are stopped.
+      await services.mcp?.close();
     },
   };
 }

@@ -1,0 +1,183 @@
+/**
+ * `aalis-server --check`: the configuration as the server would run it (the file with the
+ * environment over it), secrets masked, and the tools each MCP server offers. Exit 0 when
+ * every MCP server answered, 1 when one did not (each with its one-line reason); a
+ * mistake in the configuration is found before this runs, and exits 2.
+ */
+import type { LoadedConfig } from './config.js';
+import { PROVIDER_KEY_VARIABLES, PROVIDER_URL_VARIABLES } from './config-file-environment.js';
+import { MASK, looksSecret, maskArgs, maskByName, maskUrl, redact } from './config-file-secrets.js';
+import { MAX_TIMER_MS, wholeNumber } from './config-values.js';
+import {
+  DEFAULT_MODELS,
+  UPSTREAM_TIMEOUT_VARIABLES,
+  chooseProviderName,
+  providerFromEnv,
+} from './providers/from-env.js';
+import { describeMcpServers, isStdioServer, type McpServersConfig } from './tools/mcp/index.js';
+
+/** How long each MCP server has to start, answer and list its tools. */
+export const CHECK_TIMEOUT_MS = 10_000;
+
+/** A system prompt longer than this is shown by its start and its length. */
+const PROMPT_PREVIEW_CHARS = 200;
+
+export interface CheckOutput {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+/**
+ * Prints the resolved configuration and the MCP servers' tools; the exit code. Throws
+ * the provider's ConfigError when it cannot be built (a key it needs is missing).
+ */
+export async function checkConfiguration(
+  { config, env, file, overridden }: LoadedConfig,
+  output: CheckOutput = { out: console.log, err: console.error },
+  { timeoutMs = CHECK_TIMEOUT_MS }: { timeoutMs?: number } = {},
+): Promise<number> {
+  // Everything the provider needs (its key, a URL that parses, the timeouts), as at start.
+  await providerFromEnv(env).close();
+  const name = chooseProviderName(env);
+  const keyVariable = PROVIDER_KEY_VARIABLES[name];
+  const urlVariable = PROVIDER_URL_VARIABLES[name];
+  const apiKey = keyVariable ? env[keyVariable]?.trim() : undefined;
+  const baseUrl = urlVariable ? env[urlVariable]?.trim() : undefined;
+  const [firstByteTimeoutMs, idleTimeoutMs, retryAfterMaxMs] = UPSTREAM_TIMEOUT_VARIABLES.map(
+    ([variable, fallback]) => wholeNumber(env, variable, fallback, { max: MAX_TIMER_MS }),
+  );
+  const prompt = config.systemPrompt;
+  const resolved = {
+    provider: {
+      name,
+      model: env.AALIS_MODEL?.trim() || DEFAULT_MODELS[name],
+      ...(apiKey ? { apiKey: MASK } : {}),
+      ...(baseUrl ? { baseUrl: maskUrl(baseUrl) } : {}),
+      firstByteTimeoutMs,
+      idleTimeoutMs,
+      retryAfterMaxMs,
+    },
+    port: config.port,
+    host: config.host,
+    publicHosts: config.publicHosts,
+    allowedOrigins: config.allowedOrigins,
+    ...(config.token ? { token: MASK } : {}),
+    ...(config.metricsToken ? { metricsToken: MASK } : {}),
+    dataDir: config.dataDir ?? ':memory:',
+    logLevel: config.logLevel,
+    maxToolArgumentChars: config.maxToolArgumentChars,
+    ...(prompt
+      ? {
+          systemPrompt:
+            prompt.length > PROMPT_PREVIEW_CHARS
+              ? `${prompt.slice(0, PROMPT_PREVIEW_CHARS)}… (${prompt.length} characters)`
+              : prompt,
+        }
+      : {}),
+    builtinTools: config.builtinTools,
+    mcpServers: maskServers(config.mcpServers),
+    approval: config.approval,
+  };
+  // The last net: what a secret-looking variable put anywhere, and every secret above.
+  const secrets = [
+    ...(file?.secrets ?? []),
+    ...[apiKey, config.token, config.metricsToken].filter((s): s is string => Boolean(s)),
+    ...serverSecrets(config.mcpServers),
+  ];
+  const out = (line: string) => output.out(redact(line, secrets));
+  const err = (line: string) => output.err(redact(line, secrets));
+
+  out(file ? `aalis-server: ${file.path} is valid` : 'aalis-server: the configuration is valid (no file)');
+  out(JSON.stringify(resolved, null, 2));
+  if (overridden.length) out(`set by the environment, over the file: ${overridden.join(', ')}`);
+
+  const servers = Object.keys(config.mcpServers);
+  if (!servers.length) {
+    out('MCP servers: none');
+    return 0;
+  }
+  out(`MCP servers (each given ${timeoutMs / 1000} s to start and list its tools):`);
+  const described = await describeMcpServers(config.mcpServers, {
+    timeoutMs,
+    reservedNames: config.builtinTools,
+  }).catch((error: unknown) =>
+    servers.map((server) => ({ server, error: (error as Error).message, tools: undefined })),
+  );
+  let failed = 0;
+  for (const { server, tools, error } of described) {
+    if (!tools) {
+      failed++;
+      const reason = oneLine(error ?? 'no answer');
+      out(`  ${server}: failed: ${reason}`);
+      err(`aalis-server: MCP server ${server} failed: ${reason}`);
+      continue;
+    }
+    out(`  ${server}: ${tools.length} ${tools.length === 1 ? 'tool' : 'tools'}`);
+    for (const tool of tools) {
+      const description = tool.description ? `: ${oneLine(tool.description)}` : '';
+      out(`    ${tool.name}${description}`);
+    }
+  }
+  return failed ? 1 : 0;
+}
+
+const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
+/** The servers with secret-looking env values, headers, flags and URL parts masked. */
+function maskServers(servers: McpServersConfig): McpServersConfig {
+  return Object.fromEntries(
+    Object.entries(servers).map(([name, server]) => [
+      name,
+      isStdioServer(server)
+        ? {
+            ...server,
+            ...(server.args ? { args: maskArgs(server.args) } : {}),
+            ...(server.env ? { env: maskByName(server.env) } : {}),
+          }
+        : {
+            ...server,
+            url: maskUrl(server.url),
+            ...(server.headers ? { headers: maskByName(server.headers) } : {}),
+          },
+    ]),
+  );
+}
+
+/** The values masked by their names: secrets wherever else they appear too. */
+function serverSecrets(servers: McpServersConfig): string[] {
+  return Object.values(servers).flatMap((server) => {
+    const map = isStdioServer(server) ? server.env : server.headers;
+    const args = isStdioServer(server) ? (server.args ?? []) : [];
+    const masked = maskArgs(args);
+    return [
+      ...Object.entries(map ?? {})
+        .filter(([name, value]) => value && looksSecret(name))
+        .map(([, value]) => value),
+      ...args.filter((arg, index) => masked[index] !== arg).map((arg) => arg.replace(/^--?[^=\s]+=/, '')),
+      ...(isStdioServer(server) ? [] : urlSecrets(server.url)),
+    ];
+  });
+}
+
+/** A URL's password and secret-looking query values, as written and decoded. */
+function urlSecrets(text: string): string[] {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return [];
+  }
+  const values = [
+    url.password,
+    ...[...url.searchParams].filter(([name]) => looksSecret(name)).map(([, value]) => value),
+  ].filter(Boolean);
+  return values.flatMap((value) => [value, safeDecode(value), encodeURIComponent(value)]);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * The configuration file (`aalis-server --config aalis.config.json`, or `AALIS_CONFIG`):
+ * read, parsed, its `${VAR}` references expanded, checked against the published schema
+ * and its relative paths resolved from its own directory. Every mistake is one line,
+ * `aalis.config.json: mcpServers.files.command: required`, and `aalis-server` exits 2.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { ApprovalPolicy } from './agent/approval-policy.js';
+import { ConfigError } from './config-values.js';
+import { parseJson } from './config-file-json.js';
+import { atPath } from './config-file-path.js';
+import { schemaProblem } from './config-file-schema.js';
+import { expandVariables } from './config-file-variables.js';
+import type { ProviderName } from './providers/from-env.js';
+import { isStdioServer, type McpServersConfig } from './tools/mcp/config.js';
+
+type Env = Record<string, string | undefined>;
+
+export type { ApprovalPolicy };
+
+/** The `provider` block: each key stands for a variable (README, "Configuration file"). */
+export interface ProviderSettings {
+  name?: ProviderName;
+  model?: string;
+  apiKey?: string;
+  baseUrl?: string;
+  firstByteTimeoutMs?: number;
+  idleTimeoutMs?: number;
+  retryAfterMaxMs?: number;
+}
+
+/** What the file may hold, as `schema/aalis-config.schema.json` describes it. */
+export interface ConfigFileSettings {
+  $schema?: string;
+  provider?: ProviderSettings;
+  port?: number;
+  host?: string;
+  publicHosts?: string[];
+  allowedOrigins?: string[];
+  token?: string;
+  metricsToken?: string;
+  dataDir?: string;
+  logLevel?: string;
+  maxToolArgumentChars?: number;
+  systemPrompt?: string | { file: string };
+  builtinTools?: string[];
+  mcpServers?: McpServersConfig;
+  approval?: Record<string, ApprovalPolicy>;
+}
+
+export interface ConfigFile {
+  /** As it was named (on the command line or in AALIS_CONFIG): errors say it so. */
+  path: string;
+  /** Its absolute path, for the start line. */
+  absolutePath: string;
+  /** Its directory: relative paths in it (systemPrompt.file, dataDir, a server's cwd) start here, and stdio MCP servers run here by default. */
+  dir: string;
+  /** Its settings, `${VAR}` expanded and checked; a stdio MCP server's `cwd` made absolute. */
+  settings: ConfigFileSettings;
+  /** The system prompt's text, read from its file when the file names one. */
+  systemPrompt: string | undefined;
+  /** What secret-looking variables put into the settings: `--check` never prints them. */
+  secrets: string[];
+}
+
+/** A system prompt file longer than this is a mistake (a wrong file), not a prompt. */
+const MAX_PROMPT_BYTES = 1024 * 1024;
+
+/** Reads and checks the file; a mistake throws a ConfigError of one line that starts with its name. */
+export function readConfigFile(path: string, env: Env): ConfigFile {
+  try {
+    return readChecked(path, env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ConfigError(`${path}: ${error.message}`);
+    throw error;
+  }
+}
+
+function readChecked(path: string, env: Env): ConfigFile {
+  const absolutePath = resolve(path);
+  const dir = dirname(absolutePath);
+  const raw = parseJson(readText(absolutePath));
+  // Where each key goes and what type it has, before any variable is read: a misspelt key
+  // is said as such, not as the variable its value names.
+  const structural = schemaProblem(raw, { unexpanded: true });
+  if (structural) throw new ConfigError(structural);
+  const { value: settings, secrets } = expandVariables(raw as ConfigFileSettings, env);
+  const problem = schemaProblem(settings) ?? valueProblem(settings);
+  if (problem) throw new ConfigError(problem);
+  return {
+    path,
+    absolutePath,
+    dir,
+    settings: {
+      ...settings,
+      ...(settings.mcpServers ? { mcpServers: resolveCwd(settings.mcpServers, dir) } : {}),
+    },
+    systemPrompt: systemPromptOf(settings.systemPrompt, dir),
+    secrets,
+  };
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`cannot be read (${reason(error)})`);
+  }
+}
+
+/** `ENOENT: no such file or directory`, without the path Node repeats after it. */
+function reason(error: unknown): string {
+  const { code, message } = error as NodeJS.ErrnoException;
+  const text = message
+    .split('\n')[0]!
+    .replace(/^[A-Z]+: /, '')
+    .replace(/, \w+( '.*')?$/, '');
+  return code ? `${code}: ${text}` : text;
+}
+
+/** What the schema cannot say: URLs, and provider keys that only some providers take. */
+function valueProblem(settings: ConfigFileSettings): string | undefined {
+  const { provider, mcpServers = {} } = settings;
+  if (provider?.apiKey && (provider.name === 'ollama' || provider.name === 'demo'))
+    return atPath(['provider', 'apiKey'], `the ${provider.name} provider takes no key`);
+  if (provider?.baseUrl && provider.name === 'demo')
+    return atPath(['provider', 'baseUrl'], 'the demo provider takes no address');
+  if (
+    provider?.baseUrl &&
+    !isUrl(provider.baseUrl.includes('://') ? provider.baseUrl : `http://${provider.baseUrl}`)
+  )
+    return atPath(['provider', 'baseUrl'], `"${provider.baseUrl}" is not a URL`);
+  for (const [name, server] of Object.entries(mcpServers)) {
+    if (!isStdioServer(server) && !(isUrl(server.url) && /^https?:\/\//i.test(server.url)))
+      return atPath(['mcpServers', name, 'url'], `"${server.url}" is not an http:// or https:// URL`);
+  }
+  return undefined;
+}
+
+function isUrl(text: string): boolean {
+  try {
+    new URL(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A stdio server runs in its `cwd`, relative to the file, or in the file's own directory:
+ * a configuration means the same wherever the server is started from (`npx` finds the
+ * packages installed next to it, relative arguments name files next to it).
+ */
+function resolveCwd(servers: McpServersConfig, dir: string): McpServersConfig {
+  return Object.fromEntries(
+    Object.entries(servers).map(([name, server]) => [
+      name,
+      isStdioServer(server) ? { ...server, cwd: resolve(dir, server.cwd ?? '.') } : server,
+    ]),
+  );
+}
+
+function systemPromptOf(prompt: ConfigFileSettings['systemPrompt'], dir: string): string | undefined {
+  if (prompt === undefined || typeof prompt === 'string') return prompt || undefined;
+  const file = resolve(dir, prompt.file);
+  let text: string;
+  try {
+    if (statSync(file).size > MAX_PROMPT_BYTES)
+      return fail(
+        `${prompt.file} is larger than ${MAX_PROMPT_BYTES / 1024 / 1024} MiB: is it the right file?`,
+      );
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    return fail(`${prompt.file} cannot be read (${reason(error)})`);
+  }
+  return text.replace(/^\uFEFF/, '').trim() || undefined;
+}
+
+const fail = (message: string): never => {
+  throw new ConfigError(atPath(['systemPrompt', 'file'], message));
+};

@@ -1,0 +1,72 @@
+/**
+ * What `aalis-server --check` prints of each MCP server: the tools it offers, under the
+ * names the model will see, or why it could not be reached. Every server is opened in
+ * parallel, asked for its tools, and closed again.
+ */
+import type { McpServersConfig } from './config.js';
+import { openMcpClient } from './open-client.js';
+import { selectTools } from './select-tools.js';
+import { offeredToolNames } from './tool-names.js';
+
+export interface McpServerDescription {
+  server: string;
+  /** Its tools as offered to the model (the allow-list applied), when it answered. */
+  tools?: Array<{
+    /** The name the model sees. */
+    name: string;
+    description?: string;
+    /** The server's own name for it, when the model sees another. */
+    originalName?: string;
+  }>;
+  /** Why it could not be reached, when it could not. */
+  error?: string;
+}
+
+export interface DescribeMcpServersOptions {
+  /** For each server: start, handshake and list of tools (10 s makes a good default). */
+  timeoutMs: number;
+  /**
+   * The other tools the model is offered (the built-in ones): an MCP tool with one of
+   * their names is offered under its server's prefix, as it will be when serving.
+   */
+  reservedNames?: readonly string[];
+}
+
+export async function describeMcpServers(
+  servers: McpServersConfig,
+  options: DescribeMcpServersOptions,
+): Promise<McpServerDescription[]> {
+  const outcomes = await Promise.all(
+    Object.entries(servers).map(async ([server, config]) => {
+      try {
+        const session = await openMcpClient(config, { timeoutMs: options.timeoutMs });
+        await session.close();
+        return { server, tools: selectTools(session.tools, config.tools).tools };
+      } catch (error) {
+        const { message, stderr = [] } = error as { message: string; stderr?: string[] };
+        const lastLine = stderr.at(-1);
+        return { server, error: lastLine ? `${message}: ${lastLine}` : message };
+      }
+    }),
+  );
+
+  const named = offeredToolNames(
+    outcomes.flatMap(({ server, tools = [] }) => tools.map((tool) => ({ server, tool: tool.name }))),
+    new Set(options.reservedNames ?? []),
+  );
+  let next = 0;
+  return outcomes.map(({ server, tools, error }) => {
+    if (!tools) return { server, error: error ?? 'unknown error' };
+    return {
+      server,
+      tools: tools.map((tool) => {
+        const { offered } = named[next++]!;
+        return {
+          name: offered,
+          ...(tool.description === undefined ? {} : { description: tool.description }),
+          ...(offered === tool.name ? {} : { originalName: tool.name }),
+        };
+      }),
+    };
+  });
+}
