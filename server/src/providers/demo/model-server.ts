@@ -58,13 +58,22 @@ export class DemoModelServer {
       return;
     }
     const body = await readBody(req, this.#maxBodyBytes);
-    const request = body as { messages?: DemoRequestMessage[]; stream?: boolean } | undefined;
+    const request = body as
+      | {
+          messages?: DemoRequestMessage[];
+          stream?: boolean;
+          tools?: Array<{ function?: { name?: unknown } }>;
+        }
+      | undefined;
     if (!request || !Array.isArray(request.messages) || request.stream !== true) {
       res.writeHead(400, { 'content-type': 'application/json' });
       res.end('{"error":{"message":"the demo model only streams: send messages and stream: true"}}');
       return;
     }
-    const reply = replyTo(request.messages);
+    const offered = (request.tools ?? []).flatMap((t) =>
+      typeof t?.function?.name === 'string' ? [t.function.name] : [],
+    );
+    const reply = replyTo(request.messages, offered);
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     let closed = false;
     res.on('close', () => (closed = true));

@@ -18,8 +18,8 @@ interface Scenario {
   label: string;
   /** What the button sends (its tooltip too); it contains one of the keywords. */
   prompt: string;
-  /** The first reply, to the user's message. */
-  first(userText: string): Reply;
+  /** The first reply, to the user's message; `tools` are the names of the tools offered. */
+  first(userText: string, tools: readonly string[]): Reply;
   /** The reply once the tools of the first reply have run; `results` are the tool messages' contents. */
   afterTools?(results: string[]): Reply;
 }
@@ -252,6 +252,37 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    id: 'mcp-tool',
+    keywords: ['mcp', 'operation', '长任务'],
+    label: 'MCP tool',
+    prompt: "Run the MCP server's long operation (needs a configured MCP server)",
+    first: (_userText, tools) => {
+      // The reference server's tool, under its own name or its server's prefix.
+      const name = tools.find((t) => t.endsWith('trigger-long-running-operation'));
+      if (!name) {
+        return {
+          steps: [
+            {
+              kind: 'text',
+              text:
+                'No MCP server with a long operation is configured. Start the server with ' +
+                '`npx aalis-server --config examples/aalis.config.json` to add the reference MCP server.',
+            },
+          ],
+        };
+      }
+      return {
+        steps: [
+          { kind: 'text', text: `Running \`${name}\` on the MCP server: it reports its progress.` },
+          { kind: 'tool_call', name, arguments: { duration: 3, steps: 6 } },
+        ],
+      };
+    },
+    afterTools: ([result]) => ({
+      steps: [{ kind: 'text', text: `The MCP server answered: _${result ?? 'nothing'}_` }],
+    }),
+  },
+  {
     id: 'long-tool-call',
     keywords: ['file', 'write', 'long', 'report', '文件', '写'],
     label: 'Long tool call',
@@ -311,8 +342,8 @@ function topicOf(userText: string): string {
   return cleaned.length > 60 ? `${cleaned.slice(0, 57)}...` : cleaned || 'tool-call streaming';
 }
 
-/** The demo model's next reply to a Chat Completions conversation. */
-export function replyTo(messages: DemoRequestMessage[]): Reply {
+/** The demo model's next reply to a Chat Completions conversation offering `tools` (their names). */
+export function replyTo(messages: DemoRequestMessage[], tools: readonly string[] = []): Reply {
   const lastUser = messages.map((m) => m.role).lastIndexOf('user');
   const userText = lastUser >= 0 ? String(messages[lastUser]!.content ?? '') : '';
   const scenario = pickScenario(userText);
@@ -320,6 +351,6 @@ export function replyTo(messages: DemoRequestMessage[]): Reply {
     .slice(lastUser + 1)
     .filter((m) => m.role === 'tool')
     .map((m) => String(m.content ?? ''));
-  if (!results.length) return scenario.first(userText);
+  if (!results.length) return scenario.first(userText, tools);
   return scenario.afterTools?.(results) ?? { steps: [{ kind: 'text', text: 'Done.' }] };
 }
