@@ -4,6 +4,7 @@
  * results, more text); the model wants each round as an assistant message with its tool
  * calls, followed by one tool message per call.
  */
+import { imagesOf } from './cap-result.js';
 import type { ChatMessage, Part, ToolCallPart } from '@aalis/protocol';
 import type { ModelMessage } from '../providers/types.js';
 
@@ -69,6 +70,24 @@ const argumentsText = (args: unknown): string =>
 function resultText(call: Pick<ToolCallPart, 'status' | 'result'>): string {
   if (call.status === 'running' || call.result === undefined)
     return call.status === 'done' ? 'null' : UNFINISHED;
-  const text = typeof call.result === 'string' ? call.result : JSON.stringify(call.result);
+  const result = withoutImageData(call.result);
+  const text = typeof result === 'string' ? result : JSON.stringify(result);
   return call.status === 'error' ? `Error: ${text}` : text;
+}
+
+/**
+ * Images a tool returned are for the user (the tool block shows them): the model reads a
+ * tool message as text, and base64 would only fill its context. It is told they exist.
+ */
+function withoutImageData(result: unknown): unknown {
+  const images = imagesOf(result);
+  if (!images) return result;
+  return {
+    ...(result as object),
+    images: images.map(({ mimeType, data }) => ({
+      type: 'image',
+      mimeType,
+      note: `an image of about ${Math.round((data.length * 3) / 4 / 1024)} KB, shown to the user`,
+    })),
+  };
 }
