@@ -49,6 +49,7 @@ import { chatStyles } from './styles/chat.styles.js';
  * @csspart typing - The bubble shown before the assistant's first words.
  * @csspart reasoning - A collapsible reasoning block.
  * @csspart tool-call-block - A tool call that runs or ran: name, status, arguments, result. `data-status` `running`, `done` or `error`; `data-declined` `user` or `expired` for a call that never ran.
+ * @csspart tool-image - An image in a tool's result (PNG, JPEG, GIF or WebP, shown from a `data:` URL); other entries show a short note instead.
  * @csspart tool-progress - A running tool's progress line in its block: bar, message and count ("3 / 5").
  * @csspart approval-card - A tool call waiting for the user's approval: name, arguments, time left, buttons.
  * @csspart approve-button - The approval card's Approve button.

@@ -1,5 +1,5 @@
 /**
- * The script-tag build stays within its budget: 38 KB gzipped (deep-chat's single file
+ * The script-tag build stays within its budget: 39 KB gzipped (deep-chat's single file
  * is 110 KB). Measured on the real build, which `npm test` makes first.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -7,8 +7,9 @@ import { gzipSync } from 'node:zlib';
 import { expect, test } from 'vitest';
 
 // 35 KB until the turn status line and the localized words for every error code (issue 11);
-// 36 KB until issue 13's tool approval cards and tool progress bars added about 2 KB.
-const BUDGET = 38 * 1024;
+// 36 KB until issue 13's tool approval cards and tool progress bars added about 2 KB;
+// 38 KB until images in MCP tool results (checked types and base64, the notes) added about 0.4 KB.
+const BUDGET = 39 * 1024;
 const file = new URL('../dist/aalis-chat.js', import.meta.url);
 
 test(`dist/aalis-chat.js is at most ${BUDGET} bytes gzipped`, () => {

@@ -23,6 +23,9 @@ export interface Strings {
   /** A call the user declined, and one no one approved before its request expired. */
   toolDeclined: string;
   toolExpired: string;
+  /** An image in a tool's result: its alt text, and the note for one not shown ("image/svg+xml not shown"). */
+  toolImage: (name: string) => string;
+  toolImageHidden: (type: string) => string;
   /** An approval card's title, also announced: "get_weather asks for approval". */
   approvalAsk: (name: string) => string;
   approve: string;
@@ -84,6 +87,8 @@ const en: Strings = {
   toolErrorLabel: 'Error',
   toolDeclined: 'declined',
   toolExpired: 'not approved in time',
+  toolImage: (name) => `Image from ${name}`,
+  toolImageHidden: (type) => `${type} not shown`,
   approvalAsk: (name) => `${name} asks for approval`,
   approve: 'Approve',
   deny: 'Deny',
@@ -149,6 +154,8 @@ const zhCN: Strings = {
   toolErrorLabel: '错误',
   toolDeclined: '已拒绝',
   toolExpired: '未及时批准',
+  toolImage: (name) => `来自 ${name} 的图片`,
+  toolImageHidden: (type) => `${type} 未显示`,
   approvalAsk: (name) => `${name} 请求批准`,
   approve: '批准',
   deny: '拒绝',

@@ -101,9 +101,54 @@ function renderToolCall(part: ToolCallPart, { strings }: PartContext): TemplateR
       part.result === undefined
         ? nothing
         : html`<h6>${status === 'error' && !declined ? strings.toolErrorLabel : strings.toolResult}</h6>
-            <pre>${pretty(part.result)}</pre>`
+            ${renderResult(part.result, part.name, strings)}`
     }
   </details>`;
+}
+
+/** Image types shown inline; never SVG, which can carry script. */
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+/** Strict base64: the alphabet, padding only at the end; the length is checked apart. */
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+/** The largest image shown, in base64 characters (1.5 MB). */
+const MAX_IMAGE_CHARS = 1.5 * 1024 * 1024;
+
+/**
+ * A tool's result. An MCP tool's `{ content?, structured?, images? }` shows its text as
+ * text, `structured` as JSON and each image as an `<img>`, never as base64; any other
+ * value is pretty-printed as it is.
+ */
+function renderResult(result: unknown, name: string, strings: Strings): unknown {
+  const images = (result as { images?: unknown } | null)?.images;
+  if (typeof result !== 'object' || !Array.isArray(images)) return html`<pre>${pretty(result)}</pre>`;
+  const { images: _, content, ...rest } = result as Record<string, unknown>;
+  const keys = Object.keys(rest);
+  const other =
+    keys.length === 1 && keys[0] === 'structured' ? rest.structured : keys.length ? rest : undefined;
+  return [
+    content === undefined ? nothing : html`<pre>${pretty(content)}</pre>`,
+    other === undefined ? nothing : html`<pre>${pretty(other)}</pre>`,
+    images.map((image) => renderImage(image, name, strings)),
+  ];
+}
+
+/** One image, or a short note in place of one that is not shown. */
+function renderImage(image: unknown, name: string, strings: Strings): TemplateResult {
+  const { mimeType, data } = (image ?? {}) as { mimeType?: unknown; data?: unknown };
+  const type = typeof mimeType === 'string' ? mimeType : 'image';
+  return IMAGE_TYPES.includes(type) &&
+    typeof data === 'string' &&
+    data.length % 4 === 0 &&
+    data.length < MAX_IMAGE_CHARS &&
+    BASE64.test(data)
+    ? html`<img
+        class="tool-image"
+        part="tool-image"
+        alt=${strings.toolImage(name)}
+        decoding="async"
+        src=${`data:${type};base64,${data}`}
+      />`
+    : html`<p class="tool-image-note">${strings.toolImageHidden(type)}</p>`;
 }
 
 /**

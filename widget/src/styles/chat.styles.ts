@@ -242,6 +242,19 @@ export const chatStyles = [
       margin: 4px 0;
       white-space: pre-wrap;
     }
+    .tool-image {
+      display: block;
+      max-width: 100%;
+      max-height: 320px;
+      object-fit: contain;
+      margin: 4px 0;
+      border-radius: var(--_radius);
+    }
+    .tool-image-note {
+      margin: 4px 0;
+      font-size: 0.85em;
+      color: var(--_muted);
+    }
     .tool-call-block h6 {
       margin: 8px 0 0;
       font-size: 0.8em;
