@@ -19,6 +19,7 @@ import { DEFAULT_MAX_TOOL_ARGUMENT_CHARS } from './sessions/limits.js';
 import { builtinTools } from './tools/builtin/index.js';
 import type { McpServersConfig } from './tools/mcp/config.js';
 import { listenHostEntry, parseHost } from './transport/host-guard.js';
+import { parseOriginEntry } from './transport/origin-pattern.js';
 
 export { ConfigError };
 export type { ApprovalPolicy, ConfigFile };
@@ -84,7 +85,11 @@ export const ENVIRONMENT: Array<[name: string, fallback: string, meaning: string
   ['DEEPSEEK_BASE_URL', 'https://api.deepseek.com', 'DeepSeek API address'],
   ['OLLAMA_HOST', '', 'Ollama address, e.g. http://127.0.0.1:11434 (selects ollama)'],
   ['AALIS_TOKEN', '', 'when set, clients must send it in hello'],
-  ['AALIS_ALLOWED_ORIGINS', '', "comma-separated origins allowed besides the server's own; * for any"],
+  [
+    'AALIS_ALLOWED_ORIGINS',
+    '',
+    "comma-separated origins allowed besides the server's own; https://*.example.com for its subdomains; * for any",
+  ],
   [
     'AALIS_PUBLIC_HOSTS',
     '',
@@ -208,16 +213,12 @@ interface Entry {
 function parseOrigins(entries: Entry[]): string[] {
   return entries.map(({ entry, label }) => {
     if (entry === '*') return entry;
-    let url: URL;
-    try {
-      url = new URL(entry);
-    } catch {
-      throw new ConfigError(`${label}: "${entry}" is not an origin like https://shop.example.com`);
-    }
-    if (url.origin === 'null' || url.pathname !== '/' || url.search || entry.endsWith('/')) {
-      throw new ConfigError(`${label}: "${entry}" is not an origin like https://shop.example.com (no path)`);
-    }
-    return url.origin;
+    const origin = parseOriginEntry(entry);
+    if (origin === undefined)
+      throw new ConfigError(
+        `${label}: "${entry}" is not an origin like https://shop.example.com (no path), or https://*.example.com for its subdomains`,
+      );
+    return origin;
   });
 }
 

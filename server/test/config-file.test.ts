@@ -74,7 +74,7 @@ describe('each kind of mistake is one line naming the path', () => {
     [{ allowedOrigins: 'https://shop.example.com' }, 'allowedOrigins: must be a list'],
     [
       { allowedOrigins: ['https://a.example', 'b.example'] },
-      'allowedOrigins[1]: "b.example" is not an origin like https://shop.example.com',
+      'allowedOrigins[1]: "b.example" is not an origin like https://shop.example.com (no path), or https://*.example.com for its subdomains',
     ],
     [
       { publicHosts: ['https://chat.example.com'] },

@@ -125,7 +125,7 @@ describe('aalis-server', () => {
     [{ AALIS_PROVIDER: 'openai' }, 'aalis-server: OPENAI_API_KEY is required when AALIS_PROVIDER is openai'],
     [
       { AALIS_ALLOWED_ORIGINS: 'shop.example.com' },
-      'aalis-server: AALIS_ALLOWED_ORIGINS: "shop.example.com" is not an origin like https://shop.example.com',
+      'aalis-server: AALIS_ALLOWED_ORIGINS: "shop.example.com" is not an origin like https://shop.example.com (no path), or https://*.example.com for its subdomains',
     ],
   ])('bad configuration %o prints one line and exits 2', async (env, line) => {
     const { code, err } = await run([], env);

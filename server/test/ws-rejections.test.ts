@@ -38,6 +38,20 @@ describe('before the upgrade', () => {
     await stillServes(server);
   });
 
+  test('a subdomain wildcard allows every subdomain, with its scheme and port, and nothing else', async () => {
+    server = await startServer({ allowedOrigins: ['https://*.example.com'] });
+    for (const origin of ['https://shop.example.com', 'https://eu.shop.example.com'])
+      (await TestClient.open(server.url, origin)).socket.close();
+    for (const origin of [
+      'https://example.com',
+      'http://shop.example.com',
+      'https://shop.example.com:8443',
+      'https://shopexample.com',
+      'https://example.com.evil.net',
+    ])
+      await expect(TestClient.open(server.url, origin)).rejects.toThrow('HTTP 403');
+  });
+
   test('"*" allows any origin', async () => {
     server = await startServer({ allowedOrigins: ['*'] });
     (await TestClient.open(server.url, 'https://anywhere.example')).socket.close();

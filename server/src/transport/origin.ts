@@ -1,7 +1,10 @@
+import { matchesOriginEntry } from './origin-pattern.js';
+
 /**
  * The Origin check done before a WebSocket upgrade (PROTOCOL.md section 2): same-origin
- * is always allowed, configured origins are allowed exactly, `*` allows any, and a
- * request without Origin is not from a browser and passes.
+ * is always allowed, configured origins are allowed exactly or by a subdomain wildcard
+ * (origin-pattern.ts), `*` allows any, and a request without Origin is not from a browser
+ * and passes.
  *
  * Same-origin means the Origin's host and port equal the request's `Host`. That is only
  * safe because the host guard (host-guard.ts) has refused every Host that is not one of
@@ -22,13 +25,5 @@ export function isOriginAllowed(
     return false;
   }
   if (host !== undefined && parsed.host === host.toLowerCase()) return true;
-  return allowed.some((entry) => sameOrigin(entry, parsed));
-}
-
-function sameOrigin(entry: string, origin: URL): boolean {
-  try {
-    return new URL(entry).origin === origin.origin;
-  } catch {
-    return false;
-  }
+  return allowed.some((entry) => matchesOriginEntry(entry, parsed));
 }
