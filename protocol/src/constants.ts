@@ -53,6 +53,10 @@ export const ErrorCode = {
   ShuttingDown: 'shutting_down',
   /** A bug; `errorId` finds it in the logs. */
   Internal: 'internal',
+  /** A refused `send`: the visitor's own budget ran out; `limit` says which, `retryInMs` when it comes back. */
+  QuotaExceeded: 'quota_exceeded',
+  /** A refused `send`: the server's daily tokens or its concurrent turns are used up; `retryInMs` when known. */
+  Overloaded: 'overloaded',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -135,8 +135,13 @@ export const ErrorFrameSchema = v.object({
   errorId: v.optional(v.string()),
   /** A refused `send` (`busy`, `rate_limited`, `storage`...): its `clientMessageId`, so the client can give the text back. */
   clientMessageId: v.optional(v.string()),
-  /** `rate_limited`: how long until the same frame would be accepted. */
+  /** `rate_limited`, `quota_exceeded`, `overloaded`: how long until the same frame would be accepted. */
   retryInMs: v.optional(CountSchema),
+  /**
+   * `quota_exceeded`, `overloaded`: the budget that ran out (`visitor_turns`,
+   * `visitor_tokens`, `server_tokens`, `concurrent_turns`); a client treats one it does not know as none.
+   */
+  limit: v.optional(v.string()),
 });
 
 export type ReadyFrame = v.InferOutput<typeof ReadyFrameSchema>;

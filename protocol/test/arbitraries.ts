@@ -141,6 +141,7 @@ export const serverFrame: fc.Arbitrary<ServerFrame> = fc.oneof(
       errorId: id,
       clientMessageId: id,
       retryInMs: count,
+      limit: fc.constantFrom('visitor_turns', 'visitor_tokens', 'server_tokens', 'concurrent_turns'),
     },
     { requiredKeys: ['type', 'code', 'message'] },
   ),

@@ -71,6 +71,8 @@ export async function createAalisServer(
     publicHosts,
     ...(config.token ? { token: config.token } : {}),
     ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
+    ...(config.auth ? { auth: config.auth } : {}),
+    budgets: config.budgets,
     ...(config.systemPrompt ? { systemPrompt: config.systemPrompt } : {}),
     tools: selectedBuiltinTools(config.builtinTools),
     approval: config.approval,

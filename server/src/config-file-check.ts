@@ -63,6 +63,8 @@ export async function checkConfiguration(
     allowedOrigins: config.allowedOrigins,
     ...(config.token ? { token: MASK } : {}),
     ...(config.metricsToken ? { metricsToken: MASK } : {}),
+    ...(config.auth ? { auth: { ...config.auth, ...(config.auth.secret ? { secret: MASK } : {}) } } : {}),
+    budgets: config.budgets,
     dataDir: config.dataDir ?? ':memory:',
     logLevel: config.logLevel,
     maxToolArgumentChars: config.maxToolArgumentChars,
@@ -81,7 +83,9 @@ export async function checkConfiguration(
   // The last net: what a secret-looking variable put anywhere, and every secret above.
   const secrets = [
     ...(file?.secrets ?? []),
-    ...[apiKey, config.token, config.metricsToken].filter((s): s is string => Boolean(s)),
+    ...[apiKey, config.token, config.metricsToken, config.auth?.secret].filter((s): s is string =>
+      Boolean(s),
+    ),
     ...serverSecrets(config.mcpServers),
   ];
   const out = (line: string) => output.out(redact(line, secrets));

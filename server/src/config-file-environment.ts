@@ -5,6 +5,8 @@
  * environment's own, so that there is one way a provider is chosen and configured.
  */
 import type { ConfigFile, ConfigFileSettings, ProviderSettings } from './config-file.js';
+import { AUTH_VARIABLES } from './identity/auth-config.js';
+import { BUDGET_VARIABLES } from './budgets/budget-config.js';
 import type { ProviderName } from './providers/from-env.js';
 
 type Env = Record<string, string | undefined>;
@@ -75,6 +77,12 @@ export function overriddenByEnvironment(env: Env, file: ConfigFile): string[] {
   const made = [
     ...Object.keys(providerVariables(file.settings.provider)),
     ...SETTING_VARIABLES.filter(([key]) => file.settings[key] !== undefined).map(([, variable]) => variable),
+    ...AUTH_VARIABLES.filter(([key]) => file.settings.auth?.[key] !== undefined).map(
+      ([, variable]) => variable,
+    ),
+    ...BUDGET_VARIABLES.filter(([key]) => file.settings.budgets?.[key] !== undefined).map(
+      ([, variable]) => variable,
+    ),
   ];
   return made.filter((variable) => isSet(env, variable));
 }

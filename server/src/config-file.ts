@@ -8,6 +8,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { ApprovalPolicy } from './agent/approval-policy.js';
 import { ConfigError } from './config-values.js';
+import type { AuthSettings } from './identity/auth-config.js';
+import type { BudgetSettings } from './budgets/budget-config.js';
 import { parseJson } from './config-file-json.js';
 import { atPath } from './config-file-path.js';
 import { schemaProblem } from './config-file-schema.js';
@@ -40,6 +42,10 @@ export interface ConfigFileSettings {
   allowedOrigins?: string[];
   token?: string;
   metricsToken?: string;
+  /** Signed visitor identity: each key stands for an `AALIS_AUTH*` variable. */
+  auth?: AuthSettings;
+  /** What visitors and the server may spend: each key stands for an `AALIS_*` budget variable. */
+  budgets?: BudgetSettings;
   dataDir?: string;
   logLevel?: string;
   maxToolArgumentChars?: number;

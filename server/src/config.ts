@@ -15,6 +15,8 @@ import {
   chooseProviderName,
 } from './providers/from-env.js';
 import { wholeNumber } from './config-values.js';
+import { MIN_SECRET_BYTES, loadAuthConfig, type AuthConfig } from './identity/auth-config.js';
+import { BUDGET_VARIABLES, loadBudgetConfig, type BudgetLimits } from './budgets/budget-config.js';
 import { DEFAULT_MAX_TOOL_ARGUMENT_CHARS } from './sessions/limits.js';
 import { builtinTools } from './tools/builtin/index.js';
 import type { McpServersConfig } from './tools/mcp/config.js';
@@ -47,6 +49,10 @@ export interface ServerConfig {
    */
   publicHosts: string[];
   metricsToken: string | undefined;
+  /** Signed visitor identity (`AALIS_AUTH*`, the file's `auth`); undefined without a secret or JWKS. */
+  auth: AuthConfig | undefined;
+  /** What visitors and the server may spend (`AALIS_VISITOR_*`, `AALIS_ANON_*`, ..., the file's `budgets`); 0 is no limit. */
+  budgets: BudgetLimits;
   /** Where the SQLite history lives; undefined keeps it in memory (`AALIS_DATA_DIR=:memory:`). */
   dataDir: string | undefined;
   logLevel: string;
@@ -84,7 +90,24 @@ export const ENVIRONMENT: Array<[name: string, fallback: string, meaning: string
   ['DEEPSEEK_API_KEY', '', 'DeepSeek key (selects deepseek)'],
   ['DEEPSEEK_BASE_URL', 'https://api.deepseek.com', 'DeepSeek API address'],
   ['OLLAMA_HOST', '', 'Ollama address, e.g. http://127.0.0.1:11434 (selects ollama)'],
-  ['AALIS_TOKEN', '', 'when set, clients must send it in hello'],
+  [
+    'AALIS_TOKEN',
+    '',
+    'when set, clients must send it in hello (not with AALIS_AUTH_SECRET or AALIS_AUTH_JWKS_URL)',
+  ],
+  [
+    'AALIS_AUTH',
+    'optional once a secret or JWKS is set',
+    'required: hello needs a valid visitor token (else 4401) | optional: visitors without one are anonymous',
+  ],
+  [
+    'AALIS_AUTH_SECRET',
+    '',
+    `HS256 secret the site's backend signs visitor tokens with (at least ${MIN_SECRET_BYTES} bytes)`,
+  ],
+  ['AALIS_AUTH_JWKS_URL', '', 'JWKS of the keys visitor tokens are signed with (RS256, ES256, EdDSA); https'],
+  ['AALIS_AUTH_AUDIENCE', '', "when set, a visitor token's aud must name it"],
+  ['AALIS_AUTH_ISSUER', '', "when set, a visitor token's iss must be it"],
   [
     'AALIS_ALLOWED_ORIGINS',
     '',
@@ -115,6 +138,11 @@ export const ENVIRONMENT: Array<[name: string, fallback: string, meaning: string
     String(DEFAULT_MAX_TOOL_ARGUMENT_CHARS),
     'longest arguments of one tool call; a longer call is cut off, never run, and the turn ends too_large',
   ],
+  ...BUDGET_VARIABLES.map(([, name, fallback, meaning]): [string, string, string] => [
+    name,
+    String(fallback),
+    meaning,
+  ]),
   ['LOG_LEVEL', 'info', 'fatal | error | warn | info | debug | trace | silent'],
 ];
 
@@ -156,15 +184,23 @@ export function loadConfig(env: Env, file?: ConfigFile): ServerConfig {
     { max: 100_000_000, unit: 'characters' },
   );
   const allTools = builtinTools().map((tool) => tool.name);
+  const token = env.AALIS_TOKEN || settings.token || undefined;
+  const auth = loadAuthConfig(env, settings.auth, file ? `${file.path}: auth` : 'auth');
+  if (auth && token)
+    throw new ConfigError(
+      'AALIS_TOKEN cannot be used with visitor tokens (AALIS_AUTH_SECRET or AALIS_AUTH_JWKS_URL): hello carries one token; unset it',
+    );
   return {
     port,
     host,
-    token: env.AALIS_TOKEN || settings.token || undefined,
+    token,
     allowedOrigins: parseOrigins(
       listFrom('AALIS_ALLOWED_ORIGINS', settings.allowedOrigins, 'allowedOrigins'),
     ),
     publicHosts: listenHost && !publicHosts.includes(listenHost) ? [...publicHosts, listenHost] : publicHosts,
     metricsToken: env.AALIS_METRICS_TOKEN || settings.metricsToken || undefined,
+    auth,
+    budgets: loadBudgetConfig(env, settings.budgets),
     dataDir:
       isSet(env, 'AALIS_DATA_DIR') || settings.dataDir === undefined
         ? dataDirFrom(env.AALIS_DATA_DIR)

@@ -18,8 +18,33 @@ export type { ConnectionOptions } from './transport/client-connection.js';
 export { createAalisServer, type AalisServer } from './app.js';
 export { loadConfig, loadServerConfig, ConfigError, type ServerConfig } from './config.js';
 export { describeHosts } from './transport/host-guard.js';
+export {
+  createTokenVerifier,
+  createVisitorAuth,
+  loadAuthConfig,
+  VISITOR_REFUSED_REASON,
+  type AuthConfig,
+  type AuthMode,
+  type TokenVerifier,
+  type Visitor,
+  type VisitorAuth,
+} from './identity/index.js';
 export { listenProblem } from './startup-problems.js';
-export { SessionHub, type Peer } from './sessions/session-hub.js';
+export {
+  Budgets,
+  DEFAULT_BUDGETS,
+  MemoryBudgetStore,
+  SqliteBudgetStore,
+  loadBudgetConfig,
+  type BudgetLimitName,
+  type BudgetLimits,
+  type BudgetRefusal,
+  type BudgetStore,
+  type BudgetsOptions,
+} from './budgets/index.js';
+export { SessionHub, type Peer, type TurnSummary } from './sessions/session-hub.js';
+export { ServerMetrics, UNKNOWN_TOOL, type ServerMetricsOptions } from './observability/metrics.js';
+export { TRACER_NAME, SpanName, Attr as SpanAttribute } from './observability/tracing.js';
 export { Agent, type AgentOptions, type TurnResult, type ToolExecuteEvent } from './agent/agent.js';
 export type { ChatProvider, ChatRequest, ModelMessage, ToolSpec } from './providers/types.js';
 export { ProviderError, type ProviderErrorKind } from './providers/errors.js';

@@ -211,5 +211,5 @@ describe('aalis-server', () => {
       child.kill('SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+  }, 30_000);
 });

@@ -16,7 +16,7 @@ import {
   type ServerFrame,
   type ToolDecisionFrame,
 } from '@aalis/protocol/client';
-import { ChatConnection } from './controllers/chat-connection.js';
+import { ChatConnection, type TokenProvider } from './controllers/chat-connection.js';
 import { browserSocket, type ConnectionState, type SocketFactory } from './controllers/connection.js';
 import { StickToBottom } from './controllers/stick-to-bottom.js';
 import { shownStatus, turnStatusText } from './elements/turn-status.js';
@@ -93,8 +93,20 @@ export class AalisChat extends LitElement {
 
   /** The protocol server's address, e.g. `https://chat.example.com`; the page's origin by default. */
   @property() server = '';
-  /** Sent in `hello` when the server requires a token. */
+  /**
+   * Sent in `hello`: the server's shared token (`AALIS_TOKEN`), or a visitor token, a
+   * short-lived JWT the site's backend signed for its visitor. It sits in the page, so
+   * it is read once: for tokens that expire, set `tokenProvider` instead.
+   */
   @property() token = '';
+  /**
+   * Gives the visitor token, e.g. `() => fetch('/token').then((r) => r.text())`: called
+   * before every connect and reconnect, so an expiring token is refreshed without a
+   * reload; it wins over `token`. When the server refuses its token (4401) it is asked
+   * once more before the widget gives up; when it throws, the widget says so with an
+   * `aalis-error` (`token_provider_failed`) and tries again later. A property only.
+   */
+  @property({ attribute: false }) tokenProvider: TokenProvider | undefined = undefined;
   /** `en`, `zh-CN` or any registered locale; the browser's language by default. */
   @property() locale = '';
   /** `light`, `dark`, or `auto` (follows the system's colour scheme). */

@@ -32,6 +32,7 @@ import { capResult } from './cap-result.js';
 import { publicProviderError, type ErrorReporter } from './public-errors.js';
 import { ProgressReporter } from './progress-reporter.js';
 import { parseCall, runTool, type ParsedCall } from './tool-runner.js';
+import { TurnTrace } from '../observability/tracing.js';
 
 export type ToolExecuteEvent = Omit<ToolExecuteFrame, 'type'>;
 export type TurnStatusEvent = Omit<TurnStatusFrame, 'type'>;
@@ -137,16 +138,20 @@ export class Agent extends EventEmitter<AgentEvents> {
   async runTurn(input: TurnInput): Promise<TurnResult> {
     const { provider, model, tools, maxRounds, now, waitingNoticeMs } = this.#options;
     const turn = new TurnRecorder(input.sessionId, now, (event, payload) => this.#emit(event, payload));
+    // Spans (observability/tracing.ts): no-ops unless the host registered an OpenTelemetry SDK.
+    turn.trace = new TurnTrace({ messageId: turn.id, provider: provider.name, model });
     const startedAt = now();
-    const finish = (status: MessageStatus, error?: TurnError): TurnResult => ({
-      message: turn.message(startedAt, status, error),
-      ...(error ? { error } : {}),
-    });
+    const finish = (status: MessageStatus, error?: TurnError): TurnResult =>
+      turn.trace.finish({
+        message: turn.message(startedAt, status, error),
+        ...(error ? { error } : {}),
+      });
     const onStatus = (status: Omit<TurnStatusEvent, 'sessionId'>) =>
       this.#emit('turn:status', { sessionId: input.sessionId, ...status });
 
     try {
       for (let round = 1; round <= maxRounds; round++) {
+        turn.trace.round(round);
         const messages: ModelMessage[] = [
           ...(this.#options.systemPrompt
             ? [{ role: 'system' as const, content: this.#options.systemPrompt }]
@@ -154,9 +159,11 @@ export class Agent extends EventEmitter<AgentEvents> {
           ...toModelMessages([...input.history, turn.message(startedAt, 'complete')]),
         ];
         let calls: ToolCall[] = [];
-        for await (const chunk of provider.chatStream(
-          { model, messages, tools: tools.specs() },
-          { signal: input.signal, onStatus, waitingNoticeMs },
+        for await (const chunk of turn.trace.stream(
+          provider.chatStream(
+            { model, messages, tools: tools.specs() },
+            { signal: input.signal, onStatus, waitingNoticeMs },
+          ),
         )) {
           const { toolCalls, ...forwarded } = chunk;
           if (toolCalls) calls = toolCalls;
@@ -176,9 +183,12 @@ export class Agent extends EventEmitter<AgentEvents> {
     } catch (error) {
       if (input.signal.aborted || (error instanceof ProviderError && error.kind === 'aborted'))
         return finish('aborted');
+      turn.trace.fail(error);
       if (error instanceof ProviderError) return finish('error', publicProviderError(error, this.#report));
       const errorId = this.#report(error, 'the turn failed');
       return finish('error', { code: ErrorCode.Internal, message: 'internal error', errorId });
+    } finally {
+      turn.trace.end();
     }
   }
 
@@ -246,6 +256,7 @@ export class Agent extends EventEmitter<AgentEvents> {
     turn: TurnRecorder,
     input: TurnInput,
   ): void {
+    turn.trace.tool(call).notRun(outcome === 'aborted' ? 'error' : 'declined');
     turn.tool({
       sessionId: input.sessionId,
       phase: 'end',
@@ -273,13 +284,17 @@ export class Agent extends EventEmitter<AgentEvents> {
         ...update,
       }),
     );
-    const outcome = await runTool(
-      parsed,
-      tools,
-      { sessionId: input.sessionId, workspace: input.workspace, progress: reporter.report },
-      input.signal,
-      toolTimeoutMs,
-      this.#report,
+    const outcome = await turn.trace.tool(call).run(
+      () =>
+        runTool(
+          parsed,
+          tools,
+          { sessionId: input.sessionId, workspace: input.workspace, progress: reporter.report },
+          input.signal,
+          toolTimeoutMs,
+          this.#report,
+        ),
+      (ran) => (ran.isError ? 'error' : 'ok'),
     );
     reporter.stop();
     // No arguments: they went out with `start`, and may be large.
@@ -312,7 +327,9 @@ export class Agent extends EventEmitter<AgentEvents> {
 class TurnRecorder {
   #view: ChatView;
   /** One id for the turn's answer: the message the model is shown each round is the one stored. */
-  readonly #id = `msg_${randomUUID()}`;
+  readonly id = `msg_${randomUUID()}`;
+  /** The turn's spans, set by runTurn before anything is emitted. */
+  trace!: TurnTrace;
 
   constructor(
     sessionId: string,
@@ -339,7 +356,7 @@ class TurnRecorder {
   message(createdAt: number, status: MessageStatus, error?: TurnError): ChatMessage {
     const turn = this.#view.turn!;
     const message: ChatMessage = {
-      id: this.#id,
+      id: this.id,
       role: 'assistant',
       parts: [...turn.parts],
       createdAt,

@@ -6,16 +6,20 @@ import { interruptedTurnMessage, type HistoryPage, type HistoryStore } from './s
 export class MemoryHistoryStore implements HistoryStore {
   readonly #sessions = new Map<
     string,
-    { messages: ChatMessage[]; runningSince?: number; grants?: Set<string> }
+    { messages: ChatMessage[]; owner: string | null; runningSince?: number; grants?: Set<string> }
   >();
 
   hasSession(sessionId: string): boolean {
     return this.#sessions.has(sessionId);
   }
 
-  beginTurn(sessionId: string, userMessage: ChatMessage, now: number): void {
+  ownerOf(sessionId: string): string | null | undefined {
+    return this.#sessions.get(sessionId)?.owner;
+  }
+
+  beginTurn(sessionId: string, userMessage: ChatMessage, now: number, owner: string | null = null): void {
     let session = this.#sessions.get(sessionId);
-    if (!session) this.#sessions.set(sessionId, (session = { messages: [] }));
+    if (!session) this.#sessions.set(sessionId, (session = { messages: [], owner }));
     if (session.runningSince !== undefined)
       session.messages.push(interruptedTurnMessage(`msg_${randomUUID()}`, session.runningSince, 'unsaved'));
     session.messages.push(userMessage);

@@ -12,7 +12,8 @@ import { interruptedTurnMessage, type HistoryPage, type HistoryStore } from './s
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS sessions (
     id TEXT PRIMARY KEY,
-    created_at INTEGER NOT NULL
+    created_at INTEGER NOT NULL,
+    owner TEXT
   );
   CREATE TABLE IF NOT EXISTS messages (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -44,10 +45,12 @@ export class SqliteHistoryStore implements HistoryStore {
     this.#db.pragma('synchronous = NORMAL');
     this.#db.pragma('foreign_keys = ON');
     this.#db.exec(SCHEMA);
+    addOwnerColumn(this.#db);
     const db = this.#db;
     this.#statements = {
-      createSession: db.prepare('INSERT OR IGNORE INTO sessions (id, created_at) VALUES (?, ?)'),
+      createSession: db.prepare('INSERT OR IGNORE INTO sessions (id, created_at, owner) VALUES (?, ?, ?)'),
       hasSession: db.prepare('SELECT 1 FROM sessions WHERE id = ?').pluck(),
+      ownerOf: db.prepare('SELECT owner FROM sessions WHERE id = ?'),
       insertMessage: db.prepare('INSERT OR REPLACE INTO messages (session_id, id, body) VALUES (?, ?, ?)'),
       // Plain INSERT: a mark left by an answer that could not be stored must be resolved
       // (beginTurn does), never silently replaced.
@@ -65,13 +68,26 @@ export class SqliteHistoryStore implements HistoryStore {
     };
   }
 
+  /**
+   * The open database, for tables of other concerns kept in the same file (the budgets'
+   * counters: budgets/sqlite-budget-store.ts). Closed by `close()`.
+   */
+  get database(): Database.Database {
+    return this.#db;
+  }
+
   hasSession(sessionId: string): boolean {
     return this.#statements.hasSession.get(sessionId) !== undefined;
   }
 
-  beginTurn(sessionId: string, userMessage: ChatMessage, now: number): void {
+  ownerOf(sessionId: string): string | null | undefined {
+    const row = this.#statements.ownerOf.get(sessionId) as { owner: string | null } | undefined;
+    return row === undefined ? undefined : row.owner;
+  }
+
+  beginTurn(sessionId: string, userMessage: ChatMessage, now: number, owner: string | null = null): void {
     this.#db.transaction(() => {
-      this.#statements.createSession.run(sessionId, now);
+      this.#statements.createSession.run(sessionId, now, owner);
       const dangling = this.#statements.runningSince.get(sessionId) as number | undefined;
       if (dangling !== undefined)
         this.#endTurn(sessionId, interruptedTurnMessage(`msg_${randomUUID()}`, dangling, 'unsaved'));
@@ -125,4 +141,10 @@ export class SqliteHistoryStore implements HistoryStore {
   close(): void {
     if (this.#db.open) this.#db.close();
   }
+}
+
+/** Data from before sessions had owners: the column is added, and those sessions have none. */
+function addOwnerColumn(db: Database.Database): void {
+  const columns = db.prepare('PRAGMA table_info(sessions)').all() as Array<{ name: string }>;
+  if (!columns.some((c) => c.name === 'owner')) db.exec('ALTER TABLE sessions ADD COLUMN owner TEXT');
 }

@@ -20,8 +20,17 @@ export interface HistoryPage {
 export interface HistoryStore {
   /** True once the session's first message was stored. */
   hasSession(sessionId: string): boolean;
-  /** Stores the user message (and the session, the first time); all or nothing. */
-  beginTurn(sessionId: string, userMessage: ChatMessage, now: number): void;
+  /**
+   * The stored session's owner: the signed visitor it belongs to, null when it has none,
+   * undefined when there is no such session. One lookup either way (hello asks it for
+   * every id, so that another visitor's id and an unknown one cost the same).
+   */
+  ownerOf(sessionId: string): string | null | undefined;
+  /**
+   * Stores the user message (and the session, with its owner, the first time); all or
+   * nothing. A session's owner never changes.
+   */
+  beginTurn(sessionId: string, userMessage: ChatMessage, now: number, owner?: string | null): void;
   endTurn(sessionId: string, assistantMessage: ChatMessage): void;
   /** The last `limit` messages, or the last `limit` before the message with id `before`. */
   page(sessionId: string, options: { limit: number; before?: string }): HistoryPage;

@@ -15,10 +15,14 @@ import {
   type ChatView,
   type ServerFrame,
   type StreamChunkMessage,
+  type Usage,
 } from '@aalis/protocol';
 import type { Agent, TurnError } from '../agent/agent.js';
+import { Budgets } from '../budgets/budgets.js';
+import { turnTokens } from '../budgets/turn-tokens.js';
 import type { HistoryPage, HistoryStore } from '../history/store.js';
 import { logErrorWithId } from '../log-error.js';
+import { mayOpen, ownerKey } from './owner.js';
 import { PendingApprovals } from './pending-approvals.js';
 import { Workspaces } from '../tools/workspace.js';
 import { DEFAULT_MAX_PAGE_BYTES, DEFAULT_MAX_TOOL_ARGUMENT_CHARS, DEFAULT_MAX_TURN_CHARS } from './limits.js';
@@ -26,6 +30,11 @@ import { DEFAULT_MAX_PAGE_BYTES, DEFAULT_MAX_TOOL_ARGUMENT_CHARS, DEFAULT_MAX_TU
 /** A connection as the hub sees it. */
 export interface Peer {
   readonly id: string;
+  /**
+   * Who is on the other end, when the server verifies visitors: the sessions a signed
+   * visitor makes are theirs alone (sessions/owner.ts).
+   */
+  readonly visitor?: { readonly id: string; readonly kind: 'signed' | 'anonymous' } | undefined;
   /** Sends one frame; `text` is its JSON, made once for every peer of a broadcast. */
   deliver(frame: ServerFrame, text: string): void;
 }
@@ -56,6 +65,29 @@ export interface SessionHubOptions {
   maxPageBytes?: number;
   /** How long shutdown waits for running turns to store their final message. */
   shutdownGraceMs?: number;
+  /**
+   * Hears every turn as it ends, with what the `turn ended` log line says (for metrics:
+   * observability/metrics.ts). A listener that throws is logged; the turn is not affected.
+   */
+  onTurnEnded?: (summary: TurnSummary) => void;
+  /** What visitors and the server may spend (budgets/budgets.ts); none by default. */
+  budgets?: Budgets;
+}
+
+/** A turn that ended, as `onTurnEnded` hears it. No session id: it is the key to a conversation. */
+export interface TurnSummary {
+  /** The answer's message id. */
+  messageId: string;
+  status: ChatMessage['status'];
+  ms: number;
+  /** Time to the first chunk of the model; null when none came. */
+  firstChunkMs: number | null;
+  tools: number;
+  chars: number;
+  /** The provider's token counts, summed over the turn's rounds; absent when it gave none. */
+  usage?: Usage;
+  /** The codes of the `error` frames the turn ended with (its own, then storage's). */
+  errors: string[];
 }
 
 interface RunningTurn {
@@ -67,6 +99,8 @@ interface RunningTurn {
   argumentChars: Map<number, number>;
   tools: number;
   stopReason?: TurnError;
+  /** Who sent it: its tokens count against their budget when it ends. */
+  visitor: Peer['visitor'];
   /** Its tool calls waiting for a user's decision. */
   approvals: PendingApprovals;
   finished: Promise<void>;
@@ -74,6 +108,8 @@ interface RunningTurn {
 
 interface Session {
   id: string;
+  /** The signed visitor it belongs to; null for a session anyone holding its id may open. */
+  owner: string | null;
   peers: Set<Peer>;
   /** The stream buffer: the running turn as the reducer sees it (history lives in the store). */
   view: ChatView;
@@ -98,6 +134,8 @@ export class SessionHub {
       maxToolArgumentChars: DEFAULT_MAX_TOOL_ARGUMENT_CHARS,
       maxPageBytes: DEFAULT_MAX_PAGE_BYTES,
       shutdownGraceMs: 5_000,
+      onTurnEnded: () => {},
+      budgets: new Budgets(),
       ...options,
     };
     const { agent } = this.#options;
@@ -123,6 +161,11 @@ export class SessionHub {
     return count;
   }
 
+  /** Sessions held in memory now (with a connection or a running turn). */
+  get sessionCount(): number {
+    return this.#sessions.size;
+  }
+
   /**
    * Binds a peer to the session it asks for, or to a new one when that is unknown, and
    * sends it `ready` (and `stream_resume` while a turn runs). Returns the session id.
@@ -131,13 +174,18 @@ export class SessionHub {
    */
   hello(peer: Peer, requestedId: string | undefined): string {
     const { store, now } = this.#options;
-    const known =
-      requestedId !== undefined && (this.#sessions.has(requestedId) || store.hasSession(requestedId));
-    const sessionId = known ? requestedId : newSessionId();
+    const owner = ownerKey(peer.visitor);
+    // Another visitor's session is answered exactly as an unknown one: a new, empty
+    // session, after the same store lookup, so ids cannot be probed.
+    const stored = requestedId === undefined ? undefined : store.ownerOf(requestedId);
+    const live = requestedId === undefined ? undefined : this.#sessions.get(requestedId);
+    const exists = live !== undefined || stored !== undefined;
+    const known = exists && mayOpen(live ? live.owner : stored!, owner);
+    const sessionId = known ? requestedId! : newSessionId();
     const page = known
       ? this.#bounded(store.page(sessionId, { limit: this.#options.historyPageSize }))
       : { messages: [], hasMore: false };
-    const session = this.#session(sessionId);
+    const session = this.#session(sessionId, owner);
     session.peers.add(peer);
     const serverTime = now();
     this.#deliver(peer, {
@@ -167,12 +215,13 @@ export class SessionHub {
    */
   send(peer: Peer, sessionId: string, text: string, clientMessageId?: string): void {
     const session = this.#session(sessionId);
-    const refuse = (code: string, message: string, errorId?: string) =>
+    const refuse = (code: string, message: string, errorId?: string, more?: object) =>
       this.#deliver(peer, {
         type: 'error',
         code,
         message,
         ...(errorId === undefined ? {} : { errorId }),
+        ...more,
         ...(clientMessageId === undefined ? {} : { clientMessageId }),
       });
     if (this.#shuttingDown) {
@@ -180,6 +229,13 @@ export class SessionHub {
     }
     if (session.turn) {
       return refuse(ErrorCode.Busy, 'a turn is still running: wait for it to end, or stop it');
+    }
+    // Budgets: the visitor's turns per hour and tokens per day (`quota_exceeded`), the
+    // server's tokens per day and turns at once (`overloaded`), with when to try again.
+    const overBudget = this.#overBudget(peer);
+    if (overBudget) {
+      const { code, message, ...more } = overBudget;
+      return refuse(code, message, undefined, more);
     }
     const { store, now } = this.#options;
     const startedAt = now();
@@ -190,11 +246,12 @@ export class SessionHub {
       createdAt: startedAt,
     };
     try {
-      store.beginTurn(sessionId, userMessage, startedAt);
+      store.beginTurn(sessionId, userMessage, startedAt, session.owner);
     } catch (error) {
       const errorId = this.#logError(error, 'storing the message failed');
       return refuse(ErrorCode.Storage, 'your message could not be saved: send it again in a moment', errorId);
     }
+    this.#spend(() => this.#options.budgets.turnAccepted(peer.visitor));
     this.#broadcast(sessionId, {
       type: 'user_message',
       sessionId,
@@ -208,6 +265,7 @@ export class SessionHub {
       argumentChars: new Map(),
       tools: 0,
       approvals: this.#approvalsFor(sessionId),
+      visitor: peer.visitor,
       finished: Promise.resolve(),
     };
     session.turn = turn;
@@ -284,12 +342,16 @@ export class SessionHub {
     for (const each of errors) this.#broadcast(sessionId, { type: 'error', sessionId, ...each });
     this.#broadcast(sessionId, { type: 'message', sessionId, message: withoutArguments(message) });
     session.turn = undefined;
+    const { tokens } = turnTokens(message.usage, turn.chars);
+    this.#spend(() => this.#options.budgets.turnEnded(turn.visitor, tokens));
+    const ms = now() - turn.startedAt;
+    const firstChunkMs = turn.firstChunkAt === undefined ? null : turn.firstChunkAt - turn.startedAt;
     logger.info(
       {
         sessionId,
         status: message.status,
-        ms: now() - turn.startedAt,
-        firstChunkMs: turn.firstChunkAt === undefined ? null : turn.firstChunkAt - turn.startedAt,
+        ms,
+        firstChunkMs,
         tools: turn.tools,
         chars: turn.chars,
         tokens: message.usage?.totalTokens ?? null,
@@ -297,6 +359,21 @@ export class SessionHub {
       },
       'turn ended',
     );
+    // The same summary for a listener (metrics), typed rather than read off the log.
+    try {
+      this.#options.onTurnEnded({
+        messageId: message.id,
+        status: message.status,
+        ms,
+        firstChunkMs,
+        tools: turn.tools,
+        chars: turn.chars,
+        ...(message.usage ? { usage: message.usage } : {}),
+        errors: errors.map((e) => e.code),
+      });
+    } catch (thrown) {
+      logger.error({ err: thrown }, 'the onTurnEnded listener threw');
+    }
     this.#forgetIfIdle(session);
   }
 
@@ -362,6 +439,25 @@ export class SessionHub {
         code: ErrorCode.TooLarge,
         message: `the answer passed ${maxTurnChars} characters and was stopped`,
       });
+    }
+  }
+
+  /** Why the budgets refuse this peer's send now; a budget that cannot be read refuses nothing. */
+  #overBudget(peer: Peer) {
+    try {
+      return this.#options.budgets.refusal(peer.visitor, () => this.runningTurns);
+    } catch (error) {
+      this.#logError(error, 'reading the budgets failed: the message was let through');
+      return undefined;
+    }
+  }
+
+  /** Counts against the budgets; a count that cannot be stored is logged, never a failed turn. */
+  #spend(count: () => void): void {
+    try {
+      count();
+    } catch (error) {
+      this.#logError(error, 'counting against the budgets failed');
     }
   }
 
@@ -431,10 +527,11 @@ export class SessionHub {
     peer.deliver(frame, JSON.stringify(frame));
   }
 
-  #session(sessionId: string): Session {
+  /** The session in memory, made (with its owner, for a new one) when it is not there. */
+  #session(sessionId: string, owner: string | null = null): Session {
     let session = this.#sessions.get(sessionId);
     if (!session) {
-      session = { id: sessionId, peers: new Set(), view: { ...emptyView, sessionId } };
+      session = { id: sessionId, owner, peers: new Set(), view: { ...emptyView, sessionId } };
       this.#sessions.set(sessionId, session);
     }
     return session;

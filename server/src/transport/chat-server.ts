@@ -63,8 +63,12 @@ export interface ChatServerOptions {
 }
 
 export interface ChatServer {
-  /** A socket has opened; attach the handlers before anything is awaited, or frames are lost. */
-  opened(socket: ChatSocket, extra?: { logger?: ChatServerLogger }): SocketHandlers;
+  /**
+   * A socket has opened; attach the handlers before anything is awaited, or frames are lost.
+   * `remoteAddress` is the client's (the socket's peer, or what a trusted proxy said): failed
+   * visitor tokens are counted by it.
+   */
+  opened(socket: ChatSocket, extra?: { logger?: ChatServerLogger; remoteAddress?: string }): SocketHandlers;
   /** Connections open now. */
   readonly connections: number;
   /** Shutdown: running turns are told and store their answer, then every socket closes with 1001. */
@@ -119,6 +123,7 @@ export function createChatServer(options: ChatServerOptions): ChatServer {
         options.hub,
         connectionOptions,
         reportingErrors(log, options.onError),
+        extra.remoteAddress,
       );
       const tracked: LiveConnection = { connection, alive: true };
       live.set(socket, tracked);

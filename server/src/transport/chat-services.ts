@@ -4,6 +4,10 @@
  * Fastify plugin and the plain `ws` adapter both build them here, from the same options.
  */
 import { Agent } from '../agent/agent.js';
+import { NO_BUDGETS, type BudgetLimits } from '../budgets/budget-config.js';
+import type { BudgetStore } from '../budgets/budget-store.js';
+import { Budgets } from '../budgets/budgets.js';
+import { budgetStoreFor } from '../budgets/for-history.js';
 import { MemoryHistoryStore } from '../history/memory-store.js';
 import type { HistoryStore } from '../history/store.js';
 import { reportingErrors, type ErrorListener, type Logger } from '../log-error.js';
@@ -14,6 +18,7 @@ import { builtinTools } from '../tools/builtin/index.js';
 import { ToolRegistry, type ToolDefinition } from '../tools/define-tool.js';
 import type { McpServersConfig } from '../tools/mcp/config.js';
 import { McpToolSource } from '../tools/mcp/mcp-tool-source.js';
+import { ServerMetrics } from '../observability/metrics.js';
 
 export interface ChatServicesOptions {
   provider: ChatProvider;
@@ -48,7 +53,15 @@ export interface ChatServicesOptions {
   mcpServers?: McpServersConfig;
   /** Where history is kept; in memory by default (lost on restart). */
   store?: HistoryStore;
-  sessions?: Partial<Omit<SessionHubOptions, 'agent' | 'store' | 'logger'>>;
+  sessions?: Partial<Omit<SessionHubOptions, 'agent' | 'store' | 'logger' | 'budgets'>>;
+  /**
+   * What visitors and the whole server may spend (server README, "Budgets"); each 0 or
+   * missing is no limit, and without this option there are none. Per-visitor budgets need
+   * identity (`auth`): without it there is no visitor to count for.
+   */
+  budgets?: Partial<BudgetLimits>;
+  /** Where the budgets count: beside a SQLite history by default, else in memory. */
+  budgetStore?: BudgetStore;
 }
 
 export interface ChatServices {
@@ -62,6 +75,8 @@ export interface ChatServices {
    * has connected or failed once; `close()` at shutdown stops their processes.
    */
   mcp?: McpToolSource;
+  /** Prometheus metrics on a registry of this server's own (`GET /metrics` serves them). */
+  metrics: ServerMetrics;
 }
 
 export function createChatServices(options: ChatServicesOptions, logger: Logger): ChatServices {
@@ -70,8 +85,17 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
   if (recovered)
     logger.warn({ turns: recovered }, 'turns interrupted by the last shutdown were marked failed');
 
-  const log = reportingErrors(logger, options.onError);
   const tools = new ToolRegistry(options.tools ?? builtinTools());
+  // Metrics listen to what exists: errors logged under an id, the agent's events, the hub's turns.
+  const metrics = new ServerMetrics({
+    provider: options.provider.name,
+    model: options.model,
+    isKnownTool: (name) => tools.get(name) !== undefined,
+  });
+  const log = reportingErrors(logger, (error, context) => {
+    metrics.errorReported(error);
+    options.onError?.(error, context);
+  });
   // Not awaited: the server serves at once, and each MCP server's tools join the registry
   // when it connects (a slow or failing one only lacks its own).
   const mcp =
@@ -90,6 +114,27 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
     ...(options.approvalTimeoutMs ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}),
     logger: log,
   });
-  const hub = new SessionHub({ agent, store, logger: log, ...options.sessions });
-  return { store, agent, hub, tools, ...(mcp ? { mcp } : {}) };
+  const budgets = budgetsFor(options, store);
+  const hub = new SessionHub({
+    agent,
+    store,
+    logger: log,
+    ...options.sessions,
+    ...(budgets ? { budgets } : {}),
+    onTurnEnded: (summary) => {
+      metrics.turnEnded(summary);
+      options.sessions?.onTurnEnded?.(summary);
+    },
+  });
+  metrics.observeAgent(agent);
+  metrics.observeHub(hub);
+  return { store, agent, hub, tools, metrics, ...(mcp ? { mcp } : {}) };
+}
+
+/** The budgets the options ask for, counting in the store that goes with the history; none when every limit is 0. */
+function budgetsFor(options: ChatServicesOptions, history: HistoryStore): Budgets | undefined {
+  const limits = { ...NO_BUDGETS, ...options.budgets };
+  if (!Object.values(limits).some((limit) => limit > 0)) return undefined;
+  const store = options.budgetStore ?? budgetStoreFor(history);
+  return new Budgets({ limits, store, ...(options.sessions?.now ? { now: options.sessions.now } : {}) });
 }

@@ -3,6 +3,9 @@
  * on top of the session hub. `hello` first and in time, the token, binary and flood
  * limits, a send rate limit; after `hello`, a bad frame gets an `error` and the
  * connection stays usable. Outgoing frames go through an `Outbox` for backpressure.
+ * With visitor identity configured (`auth`), each `hello` names its visitor: its token
+ * is checked before anything else is handled, frames that arrive meanwhile wait, in
+ * order, and a refused token closes 4401 with one generic reason.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -11,10 +14,14 @@ import {
   Limits,
   decodeClientFrame,
   type ClientFrame,
+  type HelloFrame,
   type ServerFrame,
 } from '@aalis/protocol';
 import type { Peer, SessionHub } from '../sessions/session-hub.js';
 import { logErrorWithId } from '../log-error.js';
+import type { VisitorAuth } from '../identity/visitor-auth.js';
+import { VISITOR_REFUSED_REASON } from '../identity/visitor-auth.js';
+import type { Visitor } from '../identity/visitor.js';
 import { Outbox, defaultOutboxLimits, type OutboxLimits } from './outbox.js';
 import { RateWindow } from './rate-window.js';
 import { sameSecret } from './same-secret.js';
@@ -27,8 +34,10 @@ export interface SocketLike {
 }
 
 export interface ConnectionOptions {
-  /** When set, `hello` must carry it. */
+  /** When set, `hello` must carry it (ignored when `auth` is set: the token is then a visitor's). */
   token?: string | undefined;
+  /** Visitor identity: who each `hello` is from, by its signed token (identity/visitor-auth.ts). */
+  auth?: VisitorAuth | undefined;
   helloTimeoutMs: number;
   /** `send` frames allowed per window before `rate_limited`. */
   sendRate: { max: number; windowMs: number };
@@ -59,6 +68,9 @@ const reason = (text: string): string =>
     .toString('utf8')
     .replace(/\uFFFD+$/, '');
 
+/** Frames held while a hello's token is checked; more close the socket (a client floods). */
+const MAX_QUEUED_FRAMES = 64;
+
 /** A text frame's content, in whichever form the transport delivered it. */
 function frameText(data: string | Buffer | ArrayBuffer | Buffer[]): string {
   if (typeof data === 'string') return data;
@@ -74,6 +86,9 @@ export class ClientConnection implements Peer {
   readonly #frames: RateWindow;
   readonly #openedAt = Date.now();
   #sessionId: string | undefined;
+  #visitor: Visitor | undefined;
+  /** Frames that arrived while a hello's token is checked, handled in order after it. */
+  #queue: string[] | undefined;
   #helloTimer: NodeJS.Timeout | undefined;
   #closed = false;
   #ended = false;
@@ -85,6 +100,8 @@ export class ClientConnection implements Peer {
     private readonly hub: SessionHub,
     private readonly options: ConnectionOptions,
     private readonly log: ConnectionLogger,
+    /** The client's address (the socket's), for the per-address failed-token throttle. */
+    private readonly remoteAddress?: string,
   ) {
     this.#outbox = new Outbox(
       {
@@ -103,6 +120,15 @@ export class ClientConnection implements Peer {
     );
   }
 
+  /**
+   * Who is on this connection, once a hello was accepted: the signed visitor its token
+   * names, or an anonymous one (`anon:<random>`, the same for every hello of the
+   * connection). Undefined before, and always without identity configured.
+   */
+  get visitor(): Visitor | undefined {
+    return this.#visitor;
+  }
+
   deliver(frame: ServerFrame, text: string): void {
     this.#sent++;
     this.#outbox.push(frame, text);
@@ -115,7 +141,18 @@ export class ClientConnection implements Peer {
     if (isBinary)
       return this.close(CloseCode.UnsupportedData, 'binary frames are not supported: send JSON text');
     if (!this.#frames.take().ok) return this.close(CloseCode.PolicyViolation, 'too many frames');
-    const decoded = decodeClientFrame(frameText(data));
+    const text = frameText(data);
+    if (this.#queue) {
+      if (this.#queue.length >= MAX_QUEUED_FRAMES)
+        return this.close(CloseCode.PolicyViolation, 'too many frames');
+      this.#queue.push(text);
+      return;
+    }
+    this.#process(text);
+  }
+
+  #process(text: string): void {
+    const decoded = decodeClientFrame(text);
     if (this.#sessionId === undefined) {
       if (!decoded.ok)
         return this.close(CloseCode.BadHello, reason(`expected hello: ${decoded.error.message}`));
@@ -123,12 +160,8 @@ export class ClientConnection implements Peer {
         return this.close(CloseCode.BadHello, 'the first frame must be hello');
     }
     if (!decoded.ok) return this.#error(decoded.error.code, decoded.error.message);
-    try {
-      this.#handle(decoded.frame);
-    } catch (error) {
-      const errorId = logErrorWithId(this.log, error, 'frame handling failed', { connection: this.id });
-      this.#error(ErrorCode.Internal, 'internal error', { errorId });
-    }
+    const { frame } = decoded;
+    this.#safely(() => this.#handle(frame));
   }
 
   /** The socket closed, for whatever reason. The session's turn runs on. */
@@ -136,6 +169,7 @@ export class ClientConnection implements Peer {
     if (this.#ended) return;
     this.#ended = true;
     this.#closed = true;
+    this.#queue = undefined;
     clearTimeout(this.#helloTimer);
     this.#outbox.dispose();
     if (this.#sessionId !== undefined) this.hub.leave(this, this.#sessionId);
@@ -143,6 +177,7 @@ export class ClientConnection implements Peer {
       {
         connection: this.id,
         sessionId: this.#sessionId ?? null,
+        ...(this.#visitor ? { visitor: this.#visitor.id } : {}),
         code,
         ms: Date.now() - this.#openedAt,
         received: this.#received,
@@ -157,6 +192,7 @@ export class ClientConnection implements Peer {
   close(code: number, why: string): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#queue = undefined;
     clearTimeout(this.#helloTimer);
     this.#outbox.dispose();
     this.socket.close(code, why);
@@ -165,41 +201,11 @@ export class ClientConnection implements Peer {
   #handle(frame: ClientFrame): void {
     switch (frame.type) {
       case 'hello': {
+        if (this.options.auth) return this.#identify(this.options.auth, frame);
         if (this.options.token !== undefined && !this.#tokenMatches(frame.token)) {
           return this.close(CloseCode.Unauthorized, 'wrong or missing token');
         }
-        const allowed = this.#hellos.take();
-        if (!allowed.ok) {
-          // Bound where it was: only a connection's first hello can get here unbound,
-          // and the first always fits.
-          const seconds = Math.ceil(allowed.retryInMs / 1000);
-          return this.#error(ErrorCode.RateLimited, `too many hello frames: try again in ${seconds} s`, {
-            retryInMs: allowed.retryInMs,
-          });
-        }
-        clearTimeout(this.#helloTimer);
-        if (this.#sessionId !== undefined) this.hub.leave(this, this.#sessionId);
-        this.#sessionId = undefined;
-        try {
-          this.#sessionId = this.hub.hello(this, frame.sessionId);
-        } catch (error) {
-          // The store cannot be read (a broken disk): say so, and close with a code that
-          // tells the client to come back, rather than leave it open and unbound.
-          const errorId = logErrorWithId(this.log, error, 'hello failed: the store cannot be read', {
-            connection: this.id,
-          });
-          // Written past the outbox, which closing discards: frames of the session this
-          // socket leaves may still be queued, and this is the one it must read.
-          const frame: ServerFrame = {
-            type: 'error',
-            code: ErrorCode.Storage,
-            message: 'the server cannot open conversations right now',
-            errorId,
-          };
-          this.socket.send(JSON.stringify(frame));
-          this.close(CloseCode.TryAgainLater, 'the server cannot serve this now: reconnect in a moment');
-        }
-        return;
+        return this.#bind(frame);
       }
       case 'send': {
         const allowed = this.#sends.take();
@@ -218,6 +224,97 @@ export class ClientConnection implements Peer {
         return this.hub.history(this, this.#sessionId!, frame.before, frame.limit ?? Limits.historyPage);
       case 'tool_decision':
         return this.hub.decide(this.#sessionId!, frame.callId, frame.decision, frame.remember);
+    }
+  }
+
+  /** A hello that passed its checks: (re)binds the connection to the session it asks for. */
+  #bind(frame: HelloFrame): void {
+    const allowed = this.#hellos.take();
+    if (!allowed.ok) {
+      // Bound where it was: only a connection's first hello can get here unbound,
+      // and the first always fits.
+      const seconds = Math.ceil(allowed.retryInMs / 1000);
+      return this.#error(ErrorCode.RateLimited, `too many hello frames: try again in ${seconds} s`, {
+        retryInMs: allowed.retryInMs,
+      });
+    }
+    clearTimeout(this.#helloTimer);
+    if (this.#sessionId !== undefined) this.hub.leave(this, this.#sessionId);
+    this.#sessionId = undefined;
+    try {
+      this.#sessionId = this.hub.hello(this, frame.sessionId);
+    } catch (error) {
+      // The store cannot be read (a broken disk): say so, and close with a code that
+      // tells the client to come back, rather than leave it open and unbound.
+      const errorId = logErrorWithId(this.log, error, 'hello failed: the store cannot be read', {
+        connection: this.id,
+      });
+      // Written past the outbox, which closing discards: frames of the session this
+      // socket leaves may still be queued, and this is the one it must read.
+      const frame: ServerFrame = {
+        type: 'error',
+        code: ErrorCode.Storage,
+        message: 'the server cannot open conversations right now',
+        errorId,
+      };
+      this.socket.send(JSON.stringify(frame));
+      this.close(CloseCode.TryAgainLater, 'the server cannot serve this now: reconnect in a moment');
+    }
+  }
+
+  /**
+   * Checks the hello's token (or its absence) before anything else is handled: frames
+   * that arrive meanwhile are queued and handled in order once it is done.
+   */
+  #identify(auth: VisitorAuth, frame: HelloFrame): void {
+    // A hello came in time; checking it may take a moment (a JWKS fetch).
+    clearTimeout(this.#helloTimer);
+    this.#queue = [];
+    auth.identify(frame.token, this.remoteAddress).then(
+      (result) => {
+        if (this.#closed) return;
+        if (!result.ok) {
+          // Which check failed is for the operator: the client learns nothing from it.
+          this.log.info(
+            { connection: this.id, remoteAddress: this.remoteAddress ?? null, why: result.why },
+            'visitor token refused',
+          );
+          return this.close(CloseCode.Unauthorized, VISITOR_REFUSED_REASON);
+        }
+        const { visitor } = result;
+        // An anonymous visitor stays who it was for every hello of the connection.
+        this.#visitor =
+          visitor.kind === 'anonymous' && this.#visitor?.kind === 'anonymous' ? this.#visitor : visitor;
+        this.#safely(() => this.#bind(frame));
+        this.#drain();
+      },
+      (error: unknown) => {
+        logErrorWithId(this.log, error, 'visitor check failed', { connection: this.id });
+        this.close(CloseCode.TryAgainLater, 'the server cannot serve this now: reconnect in a moment');
+      },
+    );
+  }
+
+  /** Handles the frames queued during a token check, until one starts another check. */
+  #drain(): void {
+    const queued = this.#queue ?? [];
+    this.#queue = undefined;
+    while (queued.length > 0 && !this.#closed) {
+      this.#process(queued.shift()!);
+      if (this.#queue) {
+        (this.#queue as string[]).push(...queued);
+        return;
+      }
+    }
+  }
+
+  /** Runs a frame's handling; an exception is logged and told to the client by its id. */
+  #safely(handle: () => void): void {
+    try {
+      handle();
+    } catch (error) {
+      const errorId = logErrorWithId(this.log, error, 'frame handling failed', { connection: this.id });
+      this.#error(ErrorCode.Internal, 'internal error', { errorId });
     }
   }
 

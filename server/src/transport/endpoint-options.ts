@@ -2,13 +2,22 @@
  * The options of the socket endpoint that every adapter has (the Fastify plugin, the
  * plain `ws` one): who may open it, and the limits of each connection.
  */
+import type { AuthConfig } from '../identity/auth-config.js';
+import { createVisitorAuth } from '../identity/visitor-auth.js';
 import type { ConnectionOptions } from './client-connection.js';
 
 export interface ChatEndpointOptions {
   /** Exact origins allowed to open the socket besides the server's own; `*` for any. */
   allowedOrigins?: string[];
-  /** When set, clients must send it in `hello`. */
+  /** When set, clients must send it in `hello` (not with `auth`, whose tokens are visitors'). */
   token?: string;
+  /**
+   * Signed visitor identity: `hello` carries a JWT the site's backend signed for its
+   * visitor, checked with `secret` (HS256) or the keys at `jwksUrl` (RS256, ES256, EdDSA).
+   * `mode: 'required'` refuses a hello without a valid token (4401); `optional` makes
+   * it an anonymous visitor. A token that does not verify is refused either way.
+   */
+  auth?: AuthConfig;
   /**
    * Host names the server is published under (`chat.example.com`, or `name:port` for one
    * port), besides loopback names, which are always served; `*` serves any Host (for a
@@ -24,7 +33,15 @@ export interface ChatEndpointOptions {
 
 export const DEFAULT_MAX_FRAME_BYTES = 64 * 1024;
 
-/** The connection options with the token in them; an empty token means none. */
+/**
+ * The connection options with the token in them (an empty token means none), and the
+ * visitor check made from `auth`, once per server: its failure counts and its cached
+ * keys are shared by every connection.
+ */
 export function connectionOptionsOf(options: ChatEndpointOptions): Partial<ConnectionOptions> {
-  return { ...options.connection, token: options.token || undefined };
+  return {
+    ...options.connection,
+    token: options.token || undefined,
+    ...(options.auth && !options.connection?.auth ? { auth: createVisitorAuth(options.auth) } : {}),
+  };
 }

@@ -26,6 +26,8 @@ export interface OutboxLimits {
   maxBehindMs: number;
   /** How often a queue is retried while the socket drains. */
   drainIntervalMs: number;
+  /** Hears each progress frame collapsed (the `collapsed` count), for metrics. */
+  onCollapse?: () => void;
 }
 
 export const defaultOutboxLimits: OutboxLimits = {
@@ -81,6 +83,7 @@ export class Outbox {
       this.#queuedBytes += text.length - queuedTwin.text.length;
       queuedTwin.text = text;
       this.collapsed++;
+      this.limits.onCollapse?.();
     } else {
       const entry: Entry = key === undefined ? { text } : { text, progressKey: key };
       this.#queue.push(entry);

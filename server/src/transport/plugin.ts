@@ -1,9 +1,9 @@
 /**
  * The Aalis chat server as a Fastify plugin, for a host to register in its own app:
  * `GET /ws` (the protocol), `GET /healthz` (public: `{ ok: true }`), `GET /healthz/details`
- * (provider and running turns, behind the metrics guard), `GET /aalis-chat.js` (the
- * widget), and `GET /origin-check` (whether the calling page's origin may open the
- * socket). Each answers OPTIONS too. Every one of them refuses a `Host` the server does
+ * (provider and running turns) and `GET /metrics` (Prometheus), both behind the metrics
+ * guard, `GET /aalis-chat.js` (the widget), and `GET /origin-check` (whether the calling
+ * page's origin may open the socket). Each answers OPTIONS too. Every one of them refuses a `Host` the server does
  * not answer to, and carries the security headers (host-guard.ts, security-headers.ts).
  * The sockets behind `/ws` are the transport core's (chat-server.ts); this is the
  * Fastify side of it: routes, hooks, and the wiring of @fastify/websocket.
@@ -37,7 +37,7 @@ import { WidgetFile, chooseEncoding, defaultWidgetFile } from './widget-file.js'
 import { forwardSocketEvents, handleSocketError } from './ws-socket.js';
 
 export interface AalisChatOptions extends ChatServicesOptions, ChatEndpointOptions {
-  /** Bearer token for `/healthz/details` from other machines; loopback needs none. */
+  /** Bearer token for `/healthz/details` and `/metrics` from other machines; loopback needs none. */
   metricsToken?: string;
   /** The widget's single-file build; found in @aalis/widget by default. */
   widgetFile?: string;
@@ -51,19 +51,24 @@ declare module 'fastify' {
 
 /** Public health: `{ ok: true }` under any Host. */
 export const HEALTH_PATH = '/healthz';
+/** Prometheus metrics, for the operator (metrics guard). */
+export const METRICS_PATH = '/metrics';
 
 const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: FastifyInstance, options) => {
-  const { store, agent, hub, mcp } = createChatServices(options, app.log);
+  const { store, agent, hub, mcp, metrics } = createChatServices(options, app.log);
   const widget = new WidgetFile(options.widgetFile ?? defaultWidgetFile());
   app.decorate('aalis', { hub, agent, store, widget });
 
-  const chat = createChatServer({
-    hub,
-    connection: connectionOptionsOf(options),
-    logger: app.log,
-    onError: options.onError,
-    heartbeatMs: options.heartbeatMs,
-  });
+  // Observed for metrics: connections open, error frames sent, progress frames collapsed.
+  const chat = metrics.observeChatServer(
+    createChatServer({
+      hub,
+      connection: metrics.countingCollapses(connectionOptionsOf(options)),
+      logger: app.log,
+      onError: options.onError,
+      heartbeatMs: options.heartbeatMs,
+    }),
+  );
   const allowedOrigins = options.allowedOrigins ?? [];
   // @fastify/websocket has one error handler for all sockets: it finds each one's here.
   const handlersOf = new WeakMap<WebSocket, SocketHandlers>();
@@ -107,7 +112,7 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
   };
 
   app.get('/ws', { websocket: true, onRequest: [...guarded, checkOrigin] }, (socket, request) => {
-    const handlers = chat.opened(socket, { logger: request.log });
+    const handlers = chat.opened(socket, { logger: request.log, remoteAddress: request.ip });
     handlersOf.set(socket, handlers);
     forwardSocketEvents(socket, handlers);
     // Socket errors reach the errorHandler registered above.
@@ -132,6 +137,16 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
     },
   );
   answerOptions('/healthz/details', READ_METHODS);
+  // Prometheus metrics (observability/metrics.ts), behind the same guard as the details.
+  app.get(
+    METRICS_PATH,
+    { onRequest: [...guarded, metricsGuardHook(options.metricsToken)] },
+    async (_request, reply) => {
+      const { contentType, body } = await metrics.expose();
+      return reply.header('cache-control', 'no-store').type(contentType).send(body);
+    },
+  );
+  answerOptions(METRICS_PATH, READ_METHODS);
 
   // A refused upgrade reaches a browser as a bare close, indistinguishable from a network
   // failure; this lets the widget tell its user why instead of retrying forever.

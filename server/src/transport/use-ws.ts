@@ -83,7 +83,9 @@ export function attachAalisChat(server: Server, options: AttachAalisChatOptions)
       return refuseUpgrade(socket, 403, body, 'application/json; charset=utf-8');
     }
     wss.handleUpgrade(request, socket, head, (ws) => {
-      const handlers = chat.opened(ws);
+      const handlers = chat.opened(ws, {
+        ...(request.socket.remoteAddress ? { remoteAddress: request.socket.remoteAddress } : {}),
+      });
       forwardSocketEvents(ws, handlers);
       ws.on('error', (error) => handleSocketError(error, ws, handlers, logger));
       wss.emit('connection', ws, request);

@@ -3,18 +3,23 @@
  * `Connection` (socket, hello, backoff), the session id kept in localStorage, the
  * "reconnecting in N s" countdown, and the reason the server refused the page. It opens
  * when the element connects, closes when it leaves the page, and opens again when the
- * element is given another server or socket factory.
+ * element is given another server or socket factory. With a `tokenProvider`, each socket
+ * says hello only once the provider has given this attempt's token.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import type { ClientFrame, ServerFrame } from '@aalis/protocol/client';
+import { CloseCode, type ClientFrame, type ServerFrame } from '@aalis/protocol/client';
 import { AalisConnectionChangeEvent, AalisErrorEvent } from '../events.js';
 import type { Strings } from '../i18n/strings.js';
-import { Connection, type ConnectionState, type SocketFactory } from './connection.js';
+import { Connection, type ConnectionState, type SocketFactory, type SocketLike } from './connection.js';
+
+/** Gives the visitor's token (a JWT the site's backend signed), fresh for each connect. */
+export type TokenProvider = () => Promise<string> | string;
 
 /** What the controller reads from its element. */
 export interface ChatConnectionHost extends ReactiveControllerHost, HTMLElement {
   server: string;
   token: string;
+  tokenProvider: TokenProvider | undefined;
   sessionKey: string;
   socketFactory: SocketFactory;
   readonly strings: Strings;
@@ -28,6 +33,10 @@ export class ChatConnection implements ReactiveController {
   #retryTicker: ReturnType<typeof setInterval> | undefined;
   /** The server and factory the open connection was made with. */
   #openedWith: { server: string; factory: SocketFactory } | undefined;
+  /** The token the provider gave for the current socket; undefined without a provider. */
+  #provided: string | undefined;
+  /** Whether a 4401 already made us ask the provider again (reset by `ready`). */
+  #askedAgain = false;
 
   constructor(
     private readonly host: ChatConnectionHost,
@@ -93,21 +102,71 @@ export class ChatConnection implements ReactiveController {
           if (frame.type === 'ready') {
             storage((s) => s.setItem(this.host.sessionKey, frame.sessionId));
             this.refusal = '';
+            this.#askedAgain = false;
           }
           this.onFrame(frame);
         },
         state: (state, retryInMs) => this.#setState(state, retryInMs),
-        refused: (code, reason) => this.#refuse(String(code), reason || `closed (${code})`),
+        refused: (code, reason) => {
+          // The provider's token may have expired on the way: ask it once more.
+          if (code === CloseCode.Unauthorized && this.#provided !== undefined && !this.#askedAgain) {
+            this.#askedAgain = true;
+            return this.#connection?.retryNow();
+          }
+          this.#refuse(String(code), reason || `closed (${code})`);
+        },
         unreachable: () => this.#checkOrigin(),
         hello: () => {
           const sessionId = storage((s) => s.getItem(this.host.sessionKey)) ?? undefined;
-          const { token } = this.host;
+          const token = this.#provided ?? this.host.token;
           return { ...(sessionId ? { sessionId } : {}), ...(token ? { token } : {}) };
         },
       },
-      this.host.socketFactory,
+      (url) => this.#socket(url),
     );
     this.#connection.open(this.#socketUrl());
+  }
+
+  /**
+   * A socket from the element's factory; with a token provider, one whose `open` is told
+   * only once the provider has answered, so that hello carries this attempt's token. A
+   * provider that fails closes the socket, and the connection retries with its backoff.
+   */
+  #socket(url: string): SocketLike {
+    const provider = this.host.tokenProvider;
+    this.#provided = undefined;
+    const socket = this.host.socketFactory(url);
+    if (!provider) return socket;
+    const token = (async () => provider())();
+    // Told through `aalis-error` once the socket opens; never an unhandled rejection.
+    token.catch(() => {});
+    const wrapped: SocketLike = {
+      get readyState() {
+        return socket.readyState;
+      },
+      send: (text) => socket.send(text),
+      close: (code, reason) => socket.close(code, reason),
+      onopen: null,
+      onmessage: null,
+      onclose: null,
+      onerror: null,
+    };
+    socket.onopen = (event) =>
+      token.then(
+        (value) => {
+          if (socket.readyState !== 1) return;
+          this.#provided = value || '';
+          wrapped.onopen?.(event);
+        },
+        (error: unknown) => {
+          this.host.dispatchEvent(new AalisErrorEvent('token_provider_failed', String(error)));
+          socket.close(1000, 'no token');
+        },
+      );
+    socket.onmessage = (event) => wrapped.onmessage?.(event);
+    socket.onclose = (event) => wrapped.onclose?.(event);
+    socket.onerror = (event) => wrapped.onerror?.(event);
+    return wrapped;
   }
 
   #setState(state: ConnectionState, retryInMs: number | undefined): void {

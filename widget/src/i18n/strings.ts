@@ -54,6 +54,13 @@ export interface Strings {
   errorId: (id: string) => string;
   /** After an error that says when to try again (`rate_limited`). */
   retryIn: (seconds: number) => string;
+  /** The same when it is a minute or more away (a budget): "Try again in 23 min." */
+  retryInMinutes: (minutes: number) => string;
+  /**
+   * What ran out, by the `limit` of a `quota_exceeded` or `overloaded` error (a limit
+   * missing here falls back to the code's words).
+   */
+  limits: Record<string, string>;
   /**
    * The widget's own words for the server's error codes (PROTOCOL.md, section 2); a code
    * missing here shows the server's message.
@@ -66,6 +73,10 @@ export interface Strings {
   turnRetrying: (seconds: number, attempt?: number) => string;
   originRefused: string;
 }
+
+/** Minutes as hours and minutes: "23 min", "5 h 12 min", "2 h". */
+const span = (m: number, hours: string, minutes: string): string =>
+  m < 60 ? `${m} ${minutes}` : `${Math.floor(m / 60)} ${hours}${m % 60 ? ` ${m % 60} ${minutes}` : ''}`;
 
 const en: Strings = {
   transcriptLabel: 'Conversation',
@@ -112,6 +123,13 @@ const en: Strings = {
   errorTitle: 'Error',
   errorId: (id) => ` (error ID ${id})`,
   retryIn: (s) => ` Try again in ${s} s.`,
+  retryInMinutes: (m) => ` Try again in ${span(m, 'h', 'min')}.`,
+  limits: {
+    visitor_turns: "You have reached this chat's limit of messages per hour.",
+    visitor_tokens: "You have reached this chat's daily limit for answers.",
+    server_tokens: 'This chat has used all its answers for today.',
+    concurrent_turns: 'The assistant is answering too many people right now: try again in a moment.',
+  },
   errors: {
     bad_frame: 'The server did not understand this request.',
     unknown_type: 'The server did not understand this request.',
@@ -125,6 +143,8 @@ const en: Strings = {
     interrupted: 'The server stopped before this answer was finished.',
     shutting_down: 'The server restarted and stopped this answer.',
     internal: 'Something went wrong on the server.',
+    quota_exceeded: "You have reached this chat's limit.",
+    overloaded: 'The assistant is too busy right now.',
   },
   restarting: 'The server is restarting: send again in a moment.',
   turnWaiting: (s) => `Waiting for the model…${s ? ` ${s} s` : ''}`,
@@ -179,6 +199,13 @@ const zhCN: Strings = {
   errorTitle: '错误',
   errorId: (id) => `（错误 ID：${id}）`,
   retryIn: (s) => `（${s} 秒后再试）`,
+  retryInMinutes: (m) => `（${span(m, '小时', '分钟')}后再试）`,
+  limits: {
+    visitor_turns: '您已达到本聊天每小时的消息上限。',
+    visitor_tokens: '您已达到本聊天今天的回答上限。',
+    server_tokens: '本聊天今天的回答额度已用完。',
+    concurrent_turns: '助手正在同时回答太多人：请稍后再试。',
+  },
   errors: {
     bad_frame: '服务器无法理解这个请求。',
     unknown_type: '服务器无法理解这个请求。',
@@ -192,6 +219,8 @@ const zhCN: Strings = {
     interrupted: '服务器在回答完成前停止了。',
     shutting_down: '服务器已重启，这条回答被中止。',
     internal: '服务器出了点问题。',
+    quota_exceeded: '您已达到本聊天的使用上限。',
+    overloaded: '助手现在太忙了。',
   },
   restarting: '服务器正在重启：请稍后再发送。',
   turnWaiting: (s) => `正在等待模型…${s ? ` ${s} 秒` : ''}`,
@@ -210,19 +239,28 @@ export function registerLocale(code: string, strings: Partial<Strings>): void {
   const before = locales.get(code);
   // The error words merge too: a locale that words one code keeps English for the rest.
   const errors = { ...en.errors, ...before?.errors, ...strings.errors };
-  locales.set(code, { ...en, ...before, ...strings, errors });
+  const limits = { ...en.limits, ...before?.limits, ...strings.limits };
+  locales.set(code, { ...en, ...before, ...strings, errors, limits });
 }
 
 /** The words for an error: the locale's for a code it knows, else the server's; then its id. */
 export function errorText(
   strings: Strings,
-  error: { code: string; message: string; errorId?: string; retryInMs?: number },
+  error: { code: string; message: string; errorId?: string; retryInMs?: number; limit?: string },
 ): string {
   // Own keys only: a code such as `constructor` must not reach Object.prototype.
   const known = Object.hasOwn(strings.errors, error.code);
-  const words = known ? strings.errors[error.code] : error.message;
+  // A budget says which one ran out (`limit`), in the locale's words when it has them.
+  const limit =
+    error.limit !== undefined && Object.hasOwn(strings.limits, error.limit) ? error.limit : undefined;
+  const words = limit ? strings.limits[limit] : known ? strings.errors[error.code] : error.message;
   // The server's own message already says when, in English; the locale's words do not.
-  const when = known && error.retryInMs ? strings.retryIn(Math.ceil(error.retryInMs / 1000)) : '';
+  const ms = (known || limit) && error.retryInMs;
+  const when = !ms
+    ? ''
+    : ms < 60_000
+      ? strings.retryIn(Math.ceil(ms / 1000))
+      : strings.retryInMinutes(Math.ceil(ms / 60_000));
   return words + when + (error.errorId ? strings.errorId(error.errorId) : '');
 }
 

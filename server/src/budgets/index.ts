@@ -1,0 +1,21 @@
+export {
+  BUDGET_VARIABLES,
+  DEFAULT_BUDGETS,
+  NO_BUDGETS,
+  loadBudgetConfig,
+  type BudgetLimits,
+  type BudgetSettings,
+} from './budget-config.js';
+export type { BudgetStore } from './budget-store.js';
+export {
+  Budgets,
+  type BudgetLimitName,
+  type BudgetRefusal,
+  type BudgetVisitor,
+  type BudgetsOptions,
+} from './budgets.js';
+export { FixedWindow } from './fixed-window.js';
+export { budgetStoreFor } from './for-history.js';
+export { MemoryBudgetStore } from './memory-budget-store.js';
+export { SqliteBudgetStore } from './sqlite-budget-store.js';
+export { CHARS_PER_TOKEN, turnTokens } from './turn-tokens.js';

@@ -1,0 +1,51 @@
+/**
+ * Budget counters in SQLite, in their own table of the history's database file (the
+ * history store lends its connection: `SqliteHistoryStore.database`), so they survive a
+ * restart with the conversations. Counting is one UPSERT on the primary key; reading is
+ * one lookup on it.
+ */
+import type Database from 'better-sqlite3';
+import type { BudgetStore } from './budget-store.js';
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS budget_counters (
+    key TEXT NOT NULL,
+    window_start INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (key, window_start)
+  ) WITHOUT ROWID;
+`;
+
+export class SqliteBudgetStore implements BudgetStore {
+  readonly #statements;
+
+  constructor(db: Database.Database) {
+    db.exec(SCHEMA);
+    this.#statements = {
+      count: db.prepare('SELECT count FROM budget_counters WHERE key = ? AND window_start = ?').pluck(),
+      add: db
+        .prepare(
+          `INSERT INTO budget_counters (key, window_start, count, expires_at) VALUES (?, ?, ?, ?)
+           ON CONFLICT (key, window_start) DO UPDATE SET count = count + excluded.count
+           RETURNING count`,
+        )
+        .pluck(),
+      // A scan, not an index: the table holds one row per active visitor and window, and
+      // this runs about once an hour (budgets.ts), so every count stays one index write.
+      prune: db.prepare('DELETE FROM budget_counters WHERE expires_at <= ?'),
+    };
+  }
+
+  count(key: string, windowStart: number): number {
+    return (this.#statements.count.get(key, windowStart) as number | undefined) ?? 0;
+  }
+
+  add(key: string, windowStart: number, amount: number, expiresAt: number): number {
+    return this.#statements.add.get(key, windowStart, amount, expiresAt) as number;
+  }
+
+  prune(now: number): void {
+    this.#statements.prune.run(now);
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * The server's Prometheus metrics, with prom-client, on a registry of its own (two
+ * servers in one process do not collide, and the host's global registry is left alone).
+ * They are collected by listening to what the server already tells: the agent's events,
+ * the session hub's `onTurnEnded`, the errors logged under an id, the frames written to
+ * each socket, and gauges read when scraped. `GET /metrics` serves them (plugin.ts);
+ * server/README.md ("Metrics and tracing") lists every name with its labels.
+ */
+import type { ServerFrame } from '@aalis/protocol';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Agent } from '../agent/agent.js';
+import { ProviderError } from '../providers/errors.js';
+import type { SessionHub, TurnSummary } from '../sessions/session-hub.js';
+import type { ChatServer, ChatSocket } from '../transport/chat-server.js';
+import type { ConnectionOptions } from '../transport/client-connection.js';
+import { defaultOutboxLimits } from '../transport/outbox.js';
+
+export interface ServerMetricsOptions {
+  /** The provider's name (`openai`, `demo`...), a label of the token counter. */
+  provider: string;
+  model: string;
+  /**
+   * Whether a tool of that name is offered. A name the model made up is counted as
+   * `(unknown)`: labels must stay few, and the model's output is not ours to trust.
+   */
+  isKnownTool?: (name: string) => boolean;
+}
+
+/** The label of a tool call whose name no tool has. */
+export const UNKNOWN_TOOL = '(unknown)';
+
+const TURN_BUCKETS = [0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300];
+const FIRST_CHUNK_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30];
+const TOOL_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** How every `error` frame starts: each is built `{ type: 'error', ... }` (JSON keeps key order). */
+const ERROR_FRAME_PREFIX = '{"type":"error"';
+
+export class ServerMetrics {
+  readonly registry = new Registry();
+  readonly #options: ServerMetricsOptions;
+  #hub: SessionHub | undefined;
+  #chat: ChatServer | undefined;
+
+  readonly #turnsEnded: Counter<'status'>;
+  readonly #turnDuration: Histogram<'status'>;
+  readonly #firstChunk: Histogram;
+  readonly #tokens: Counter<'provider' | 'model' | 'kind'>;
+  readonly #toolCalls: Counter<'tool' | 'outcome'>;
+  readonly #toolDuration: Histogram<'tool' | 'outcome'>;
+  readonly #upstreamErrors: Counter<'code'>;
+  readonly #refusals: Counter<'code'>;
+  readonly #collapsed: Counter;
+
+  constructor(options: ServerMetricsOptions) {
+    this.#options = options;
+    const registers = [this.registry];
+    // Read when scraped, from the objects that hold them (set by observeHub / observeChatServer).
+    const gauge = (name: string, help: string, read: () => number): void => {
+      const metric: Gauge = new Gauge({ name, help, registers, collect: () => metric.set(read()) });
+    };
+    gauge('aalis_connections_open', 'WebSocket connections open now.', () => this.#chat?.connections ?? 0);
+    gauge(
+      'aalis_sessions',
+      'Sessions held in memory now (with a connection or a running turn).',
+      () => this.#hub?.sessionCount ?? 0,
+    );
+    gauge('aalis_turns_running', 'Turns running now.', () => this.#hub?.runningTurns ?? 0);
+    this.#turnsEnded = new Counter({
+      name: 'aalis_turns_ended_total',
+      help: 'Turns ended, by the status of their answer (complete, aborted, error).',
+      labelNames: ['status'],
+      registers,
+    });
+    this.#turnDuration = new Histogram({
+      name: 'aalis_turn_duration_seconds',
+      help: 'Time from a user message to the end of its answer, by status.',
+      labelNames: ['status'],
+      buckets: TURN_BUCKETS,
+      registers,
+    });
+    this.#firstChunk = new Histogram({
+      name: 'aalis_turn_first_chunk_seconds',
+      help: "Time from a user message to the model's first chunk.",
+      buckets: FIRST_CHUNK_BUCKETS,
+      registers,
+    });
+    this.#tokens = new Counter({
+      name: 'aalis_model_tokens_total',
+      help: "Model tokens, from the provider's usage, by provider, model and kind (prompt, completion).",
+      labelNames: ['provider', 'model', 'kind'],
+      registers,
+    });
+    this.#toolCalls = new Counter({
+      name: 'aalis_tool_calls_total',
+      help: 'Tool calls ended, by tool and outcome (ok, error, declined).',
+      labelNames: ['tool', 'outcome'],
+      registers,
+    });
+    this.#toolDuration = new Histogram({
+      name: 'aalis_tool_call_duration_seconds',
+      help: 'How long tool calls ran, by tool and outcome (ok, error); declined calls never ran.',
+      labelNames: ['tool', 'outcome'],
+      buckets: TOOL_BUCKETS,
+      registers,
+    });
+    this.#upstreamErrors = new Counter({
+      name: 'aalis_upstream_errors_total',
+      help: 'Model requests that failed, by kind (auth, rate_limited, timeout, upstream, bad_response, too_large).',
+      labelNames: ['code'],
+      registers,
+    });
+    this.#refusals = new Counter({
+      name: 'aalis_refusals_total',
+      help: 'Error frames sent to clients, by code (busy, rate_limited, too_large, storage...).',
+      labelNames: ['code'],
+      registers,
+    });
+    this.#collapsed = new Counter({
+      name: 'aalis_progress_frames_collapsed_total',
+      help: 'Progress frames replaced by a newer one while queued for a slow socket.',
+      registers,
+    });
+    // Process metrics, nodejs_eventloop_lag_seconds among them, on this registry only.
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** The Prometheus text exposition, and its content type. */
+  async expose(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  /** Tool calls, from the agent's `tool:execute` end events. */
+  observeAgent(agent: Agent): void {
+    agent.on('tool:execute', (event) => {
+      if (event.phase !== 'end') return;
+      const { isKnownTool } = this.#options;
+      const tool = !isKnownTool || isKnownTool(event.name) ? event.name : UNKNOWN_TOOL;
+      const outcome = event.declined ? 'declined' : event.isError ? 'error' : 'ok';
+      this.#toolCalls.inc({ tool, outcome });
+      if (event.durationMs !== undefined)
+        this.#toolDuration.observe({ tool, outcome }, event.durationMs / 1000);
+    });
+  }
+
+  /** Sessions and running turns, read from the hub when scraped. */
+  observeHub(hub: SessionHub): void {
+    this.#hub = hub;
+  }
+
+  /** The session hub's `onTurnEnded`. */
+  turnEnded = (summary: TurnSummary): void => {
+    const status = summary.status ?? 'complete';
+    this.#turnsEnded.inc({ status });
+    this.#turnDuration.observe({ status }, summary.ms / 1000);
+    if (summary.firstChunkMs !== null) this.#firstChunk.observe(summary.firstChunkMs / 1000);
+    if (summary.usage) {
+      const { provider, model } = this.#options;
+      this.#tokens.inc({ provider, model, kind: 'prompt' }, summary.usage.promptTokens);
+      this.#tokens.inc({ provider, model, kind: 'completion' }, summary.usage.completionTokens);
+    }
+  };
+
+  /** An error logged under an id (the `onError` path): a provider's failure is an upstream error. */
+  errorReported = (error: unknown): void => {
+    if (error instanceof ProviderError && error.kind !== 'aborted')
+      this.#upstreamErrors.inc({ code: error.kind });
+  };
+
+  /** The outbox's hook: a queued progress frame was replaced by a newer one. */
+  progressCollapsed = (): void => {
+    this.#collapsed.inc();
+  };
+
+  /** The connection options with the outbox's collapse hook counting here. */
+  countingCollapses(options: Partial<ConnectionOptions>): Partial<ConnectionOptions> {
+    const own = options.outbox?.onCollapse;
+    const onCollapse = (): void => {
+      own?.();
+      this.progressCollapsed();
+    };
+    return { ...options, outbox: { ...defaultOutboxLimits, ...options.outbox, onCollapse } };
+  }
+
+  /** One `error` frame written to a client. */
+  refused(code: string): void {
+    this.#refusals.inc({ code });
+  }
+
+  /**
+   * The transport core, observed: connections open are read from it, and every socket it
+   * is handed counts the `error` frames written to it. Returns the core to use instead.
+   */
+  observeChatServer(chat: ChatServer): ChatServer {
+    this.#chat = chat;
+    const opened: ChatServer['opened'] = (socket, extra) => chat.opened(this.#countingErrors(socket), extra);
+    return new Proxy(chat, {
+      get: (target, key) => (key === 'opened' ? opened : (Reflect.get(target, key, target) as unknown)),
+    });
+  }
+
+  /** The socket, with `send` counting error frames by code; everything else is the socket's own. */
+  #countingErrors(socket: ChatSocket): ChatSocket {
+    const send = (text: string): void => {
+      if (text.startsWith(ERROR_FRAME_PREFIX)) this.refused(errorCode(text));
+      socket.send(text);
+    };
+    return new Proxy(socket, {
+      get: (target, key) => {
+        if (key === 'send') return send;
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  }
+}
+
+function errorCode(text: string): string {
+  try {
+    const frame = JSON.parse(text) as Extract<ServerFrame, { type: 'error' }>;
+    return typeof frame.code === 'string' ? frame.code : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}

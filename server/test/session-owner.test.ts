@@ -1,0 +1,154 @@
+/**
+ * Conversations belong to their owner: a session a signed visitor made opens only for
+ * that visitor; anyone else with its id gets a new, empty session, answered as an unknown
+ * id is. The binding is stored with the history, so it survives a restart.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { ServerFrame } from '@aalis/protocol';
+import { afterAll, afterEach, describe, expect, test } from 'vitest';
+import { Agent } from '../src/agent/agent.js';
+import { SqliteHistoryStore } from '../src/history/sqlite-store.js';
+import { DemoProvider } from '../src/providers/demo/demo-provider.js';
+import { SessionHub, type Peer } from '../src/sessions/session-hub.js';
+import { ToolRegistry } from '../src/tools/define-tool.js';
+
+const provider = new DemoProvider({ speed: 0 });
+afterAll(() => provider.close());
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const logger = { info: () => {}, error: (object: object, message: string) => console.error(message, object) };
+
+function hubOn(dir: string) {
+  const store = new SqliteHistoryStore(dir);
+  const agent = new Agent({ provider, model: 'demo', tools: new ToolRegistry(), logger });
+  return { store, hub: new SessionHub({ agent, store, logger }) };
+}
+
+/** A connection as the hub sees it, recording what it is sent. */
+function peer(visitor?: { id: string; kind: 'signed' | 'anonymous' }) {
+  const frames: ServerFrame[] = [];
+  const p: Peer & { frames: ServerFrame[] } = {
+    id: `p-${Math.random()}`,
+    ...(visitor ? { visitor } : {}),
+    frames,
+    deliver: (frame) => frames.push(frame),
+  };
+  return p;
+}
+
+const readyOf = (p: { frames: ServerFrame[] }) =>
+  p.frames.filter((f): f is Extract<ServerFrame, { type: 'ready' }> => f.type === 'ready').at(-1)!;
+
+async function converse(hub: SessionHub, p: ReturnType<typeof peer>, sessionId: string) {
+  hub.send(p, sessionId, 'hello there');
+  for (let i = 0; i < 200 && !p.frames.some((f) => f.type === 'message'); i++)
+    await new Promise((r) => setTimeout(r, 10));
+}
+
+const alice = { id: 'user:alice', kind: 'signed' as const };
+const mallory = { id: 'user:mallory', kind: 'signed' as const };
+
+describe('a session belongs to the signed visitor who made it', () => {
+  test('another visitor with its id gets a new, empty session, answered as an unknown id is', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aalis-owner-'));
+    dirs.push(dir);
+    const { hub, store } = hubOn(dir);
+    const a = peer(alice);
+    const id = hub.hello(a, undefined);
+    await converse(hub, a, id);
+
+    const m = peer(mallory);
+    const foreign = hub.hello(m, id);
+    const stranger = peer(mallory);
+    hub.hello(stranger, 'an-id-nobody-has-0000000');
+    expect(foreign).not.toBe(id);
+    const shape = (r: ReturnType<typeof readyOf>) => ({ ...r, sessionId: 'x', serverTime: 0 });
+    expect(shape(readyOf(m))).toEqual(shape(readyOf(stranger)));
+    expect(readyOf(m)).toMatchObject({ resumed: false, messages: [] });
+    // An anonymous visitor (or a server without identity) is a stranger too.
+    expect(hub.hello(peer(), id)).not.toBe(id);
+    expect(hub.hello(peer({ id: 'anon:1', kind: 'anonymous' }), id)).not.toBe(id);
+
+    // Its owner opens it, with the conversation.
+    const again = peer(alice);
+    expect(hub.hello(again, id)).toBe(id);
+    expect(readyOf(again)).toMatchObject({ resumed: true });
+    expect(readyOf(again).messages.map((msg) => msg.role)).toEqual(['user', 'assistant']);
+    store.close();
+  });
+
+  test('the binding survives a restart; sessions made before identity, or anonymously, open for their id', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aalis-owner-'));
+    dirs.push(dir);
+    const first = hubOn(dir);
+    const a = peer(alice);
+    const owned = first.hub.hello(a, undefined);
+    await converse(first.hub, a, owned);
+    const anon = peer();
+    const open = first.hub.hello(anon, undefined);
+    await converse(first.hub, anon, open);
+    first.store.close();
+
+    const second = hubOn(dir);
+    expect(second.hub.hello(peer(mallory), owned)).not.toBe(owned);
+    expect(second.hub.hello(peer(alice), owned)).toBe(owned);
+    expect(second.hub.hello(peer(mallory), open)).toBe(open);
+    second.store.close();
+  });
+
+  test('history stored before sessions had owners opens as before', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aalis-owner-'));
+    dirs.push(dir);
+    const old = new Database(join(dir, 'aalis.sqlite'));
+    old.exec('CREATE TABLE sessions (id TEXT PRIMARY KEY, created_at INTEGER NOT NULL)');
+    old.prepare('INSERT INTO sessions (id, created_at) VALUES (?, ?)').run('old-session', 1);
+    old.close();
+    const store = new SqliteHistoryStore(dir);
+    expect(store.ownerOf('old-session')).toBeNull();
+    expect(store.ownerOf('no-such-session')).toBeUndefined();
+    store.close();
+  });
+});
+
+describe('on real sockets, with signed visitors', () => {
+  test("a visitor's token opens their session; another visitor's token with the same id gets a new one", async () => {
+    const { SignJWT } = await import('jose');
+    const { startServer } = await import('./ws-harness.js');
+    const { fixture } = await import('./fake-upstream.js');
+    const secret = 'a-shared-secret-of-at-least-32-bytes!!';
+    const token = (sub: string) =>
+      new SignJWT({ sub })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setExpirationTime('10m')
+        .setIssuedAt()
+        .sign(new TextEncoder().encode(secret));
+    const server = await startServer({
+      replies: [{ body: fixture('openai-text-answer.sse') }],
+      auth: { mode: 'required', secret },
+    });
+    try {
+      const alice = await server.connect();
+      const { sessionId } = await alice.hello(undefined, await token('alice'));
+      alice.send({ type: 'send', text: 'hi' });
+      await alice.turnEnd();
+
+      const mallory = await server.connect();
+      const theirs = await mallory.hello(sessionId, await token('mallory'));
+      expect(theirs).toMatchObject({ resumed: false, messages: [] });
+      expect(theirs.sessionId).not.toBe(sessionId);
+
+      const back = await server.connect();
+      const ours = await back.hello(sessionId, await token('alice'));
+      expect(ours).toMatchObject({ sessionId, resumed: true });
+      expect(ours.messages).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
+  });
+});
