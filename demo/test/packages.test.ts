@@ -78,7 +78,15 @@ function provideSqliteBinding(): void {
 }
 
 afterAll(() => {
-  for (const child of children) child.kill('SIGKILL');
+  // Each command runs in its own process group: `npx` starts the server as a grandchild,
+  // which a kill of `npx` alone would leave running after the tests.
+  for (const child of children) {
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
   rmSync(project, { recursive: true, force: true });
 });
 
@@ -98,6 +106,7 @@ test('@aalis/protocol imports in Node and decodes a frame', () => {
 async function serve(command: string, args: string[], env: Record<string, string>): Promise<string> {
   const port = await freePort();
   const child = spawn(command, args, {
+    detached: true,
     cwd: project,
     env: { PATH: process.env.PATH!, PORT: String(port), LOG_LEVEL: 'warn', ...env },
   });
