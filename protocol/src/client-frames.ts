@@ -8,6 +8,8 @@ export const HelloFrameSchema = v.object({
   /** The session to resume; omitted for a new one. */
   sessionId: v.optional(v.pipe(v.string(), v.maxLength(Limits.sessionId))),
   token: v.optional(v.pipe(v.string(), v.maxLength(Limits.token))),
+  /** The anonymous visitor key a `ready` issued earlier: the same browser, the same visitor. */
+  anonymousKey: v.optional(v.pipe(v.string(), v.maxLength(Limits.anonymousKey))),
 });
 
 export const SendFrameSchema = v.object({

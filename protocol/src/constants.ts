@@ -71,6 +71,8 @@ export const Limits = {
   sessionId: 64,
   clientMessageId: 64,
   token: 1_024,
+  /** A server-issued anonymous visitor key (`ready.anonymousKey`) is under 70 characters. */
+  anonymousKey: 200,
   messageId: 64,
   /** Providers' call ids are short; MCP-style ones stay well under this. */
   callId: 128,

@@ -25,6 +25,11 @@ export const ReadyFrameSchema = v.object({
   resumed: v.boolean(),
   /** True when older messages than these exist; ask for them with a `history` frame. */
   hasMore: v.optional(v.boolean()),
+  /**
+   * A new anonymous visitor key (server-signed): sent when the connection is an anonymous
+   * visitor that did not present a valid one; keep it and send it in every later `hello`.
+   */
+  anonymousKey: v.optional(v.string()),
 });
 
 /** Older messages, answering a client's `history` frame; they go before those it has. */

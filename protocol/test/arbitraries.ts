@@ -75,14 +75,18 @@ const approval = fc.record(
 );
 
 export const serverFrame: fc.Arbitrary<ServerFrame> = fc.oneof(
-  fc.record({
-    type: fc.constant('ready' as const),
-    sessionId: id,
-    serverTime: time,
-    messages: fc.array(message, { maxLength: 3 }),
-    resumed: fc.boolean(),
-    hasMore: fc.boolean(),
-  }),
+  fc.record(
+    {
+      type: fc.constant('ready' as const),
+      sessionId: id,
+      serverTime: time,
+      messages: fc.array(message, { maxLength: 3 }),
+      resumed: fc.boolean(),
+      hasMore: fc.boolean(),
+      anonymousKey: fc.string(),
+    },
+    { requiredKeys: ['type', 'sessionId', 'serverTime', 'messages', 'resumed', 'hasMore'] },
+  ),
   fc.record(
     { type: fc.constant('user_message' as const), sessionId: id, message, clientMessageId: id },
     { requiredKeys: ['type', 'sessionId', 'message'] },
@@ -165,6 +169,7 @@ export const clientFrame = fc.oneof(
       protocol: fc.constant(1),
       sessionId: fc.string({ maxLength: 64 }),
       token: fc.string(),
+      anonymousKey: fc.string({ maxLength: 200 }),
     },
     { requiredKeys: ['type', 'protocol'] },
   ),

@@ -71,8 +71,14 @@ export async function createAalisServer(
     publicHosts,
     ...(config.token ? { token: config.token } : {}),
     ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
-    ...(config.auth ? { auth: config.auth } : {}),
+    // The data directory keeps the anonymous visitors' signing key across restarts when
+    // no secret is configured (a JWKS only).
+    ...(config.auth
+      ? { auth: { ...config.auth, ...(config.dataDir ? { dataDir: config.dataDir } : {}) } }
+      : {}),
     budgets: config.budgets,
+    // The CLI's server always has per-IP limits (the defaults unless configured).
+    ipLimits: config.ipLimits,
     ...(config.systemPrompt ? { systemPrompt: config.systemPrompt } : {}),
     tools: selectedBuiltinTools(config.builtinTools),
     approval: config.approval,

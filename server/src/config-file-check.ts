@@ -65,6 +65,7 @@ export async function checkConfiguration(
     ...(config.metricsToken ? { metricsToken: MASK } : {}),
     ...(config.auth ? { auth: { ...config.auth, ...(config.auth.secret ? { secret: MASK } : {}) } } : {}),
     budgets: config.budgets,
+    ipLimits: config.ipLimits,
     dataDir: config.dataDir ?? ':memory:',
     logLevel: config.logLevel,
     maxToolArgumentChars: config.maxToolArgumentChars,

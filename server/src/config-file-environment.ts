@@ -7,6 +7,7 @@
 import type { ConfigFile, ConfigFileSettings, ProviderSettings } from './config-file.js';
 import { AUTH_VARIABLES } from './identity/auth-config.js';
 import { BUDGET_VARIABLES } from './budgets/budget-config.js';
+import { IP_LIMIT_VARIABLES, TRUST_PROXY_VARIABLE } from './transport/ip-limits.js';
 import type { ProviderName } from './providers/from-env.js';
 
 type Env = Record<string, string | undefined>;
@@ -83,6 +84,10 @@ export function overriddenByEnvironment(env: Env, file: ConfigFile): string[] {
     ...BUDGET_VARIABLES.filter(([key]) => file.settings.budgets?.[key] !== undefined).map(
       ([, variable]) => variable,
     ),
+    ...IP_LIMIT_VARIABLES.filter(([key]) => file.settings.ipLimits?.[key] !== undefined).map(
+      ([, variable]) => variable,
+    ),
+    ...(file.settings.ipLimits?.trustProxy !== undefined ? [TRUST_PROXY_VARIABLE] : []),
   ];
   return made.filter((variable) => isSet(env, variable));
 }

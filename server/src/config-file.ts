@@ -10,6 +10,7 @@ import type { ApprovalPolicy } from './agent/approval-policy.js';
 import { ConfigError } from './config-values.js';
 import type { AuthSettings } from './identity/auth-config.js';
 import type { BudgetSettings } from './budgets/budget-config.js';
+import type { IpLimitSettings } from './transport/ip-limits.js';
 import { parseJson } from './config-file-json.js';
 import { atPath } from './config-file-path.js';
 import { schemaProblem } from './config-file-schema.js';
@@ -46,6 +47,8 @@ export interface ConfigFileSettings {
   auth?: AuthSettings;
   /** What visitors and the server may spend: each key stands for an `AALIS_*` budget variable. */
   budgets?: BudgetSettings;
+  /** Limits per client IP and the trusted proxies: each key stands for an `AALIS_IP_*` variable or `AALIS_TRUST_PROXY`. */
+  ipLimits?: IpLimitSettings;
   dataDir?: string;
   logLevel?: string;
   maxToolArgumentChars?: number;

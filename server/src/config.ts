@@ -22,6 +22,14 @@ import { builtinTools } from './tools/builtin/index.js';
 import type { McpServersConfig } from './tools/mcp/config.js';
 import { listenHostEntry, parseHost } from './transport/host-guard.js';
 import { parseOriginEntry } from './transport/origin-pattern.js';
+import { parseTrustProxyEntry } from './transport/client-ip.js';
+import {
+  DEFAULT_IP_LIMITS,
+  IP_LIMIT_VARIABLES,
+  TRUST_PROXY_VARIABLE,
+  type IpLimitSettings,
+  type IpLimitValues,
+} from './transport/ip-limits.js';
 
 export { ConfigError };
 export type { ApprovalPolicy, ConfigFile };
@@ -53,6 +61,11 @@ export interface ServerConfig {
   auth: AuthConfig | undefined;
   /** What visitors and the server may spend (`AALIS_VISITOR_*`, `AALIS_ANON_*`, ..., the file's `budgets`); 0 is no limit. */
   budgets: BudgetLimits;
+  /**
+   * Limits per client IP (`AALIS_IP_*`, the file's `ipLimits`; 0 is no limit) and the
+   * proxies whose `X-Forwarded-For` names the client (`AALIS_TRUST_PROXY`).
+   */
+  ipLimits: IpLimitValues & { trustProxy: string[] };
   /** Where the SQLite history lives; undefined keeps it in memory (`AALIS_DATA_DIR=:memory:`). */
   dataDir: string | undefined;
   logLevel: string;
@@ -143,6 +156,16 @@ export const ENVIRONMENT: Array<[name: string, fallback: string, meaning: string
     String(fallback),
     meaning,
   ]),
+  ...IP_LIMIT_VARIABLES.map(([key, name, meaning]): [string, string, string] => [
+    name,
+    String(DEFAULT_IP_LIMITS[key]),
+    meaning,
+  ]),
+  [
+    TRUST_PROXY_VARIABLE,
+    '',
+    'comma-separated proxy IPs (loopback for 127.0.0.0/8 and ::1) whose X-Forwarded-For names the client IP',
+  ],
   ['LOG_LEVEL', 'info', 'fatal | error | warn | info | debug | trace | silent'],
 ];
 
@@ -201,6 +224,12 @@ export function loadConfig(env: Env, file?: ConfigFile): ServerConfig {
     metricsToken: env.AALIS_METRICS_TOKEN || settings.metricsToken || undefined,
     auth,
     budgets: loadBudgetConfig(env, settings.budgets),
+    ipLimits: {
+      ...loadIpLimits(env, settings.ipLimits),
+      trustProxy: parseTrustProxy(
+        listFrom(TRUST_PROXY_VARIABLE, settings.ipLimits?.trustProxy, 'ipLimits.trustProxy'),
+      ),
+    },
     dataDir:
       isSet(env, 'AALIS_DATA_DIR') || settings.dataDir === undefined
         ? dataDirFrom(env.AALIS_DATA_DIR)
@@ -267,6 +296,33 @@ function parsePublicHosts(entries: Entry[]): string[] {
         `${label}: "${entry}" is not a host name like chat.example.com or chat.example.com:8443 (no scheme, no path)`,
       );
     return host.port === undefined ? host.hostname : `${host.hostname}:${host.port}`;
+  });
+}
+
+/** The per-IP limits from the environment over the file's `ipLimits` block; each a whole number, 0 for no limit. */
+function loadIpLimits(env: Env, file: IpLimitSettings = {}): IpLimitValues {
+  const limits = { ...DEFAULT_IP_LIMITS };
+  for (const [key, variable] of IP_LIMIT_VARIABLES) {
+    const text = env[variable]?.trim();
+    if (text) {
+      if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text)))
+        throw new ConfigError(`${variable} must be a whole number (0 for no limit); it is "${text}"`);
+      limits[key] = Number(text);
+    } else if (file[key] !== undefined) {
+      limits[key] = file[key];
+    }
+  }
+  return limits;
+}
+
+function parseTrustProxy(entries: Entry[]): string[] {
+  return entries.map(({ entry, label }) => {
+    const parsed = parseTrustProxyEntry(entry);
+    if (parsed === undefined)
+      throw new ConfigError(
+        `${label}: "${entry}" is not an IP address like 10.0.0.5 or ::1, or loopback (127.0.0.0/8 and ::1)`,
+      );
+    return parsed;
   });
 }
 

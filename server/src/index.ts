@@ -19,6 +19,14 @@ export { createAalisServer, type AalisServer } from './app.js';
 export { loadConfig, loadServerConfig, ConfigError, type ServerConfig } from './config.js';
 export { describeHosts } from './transport/host-guard.js';
 export {
+  IpLimits,
+  DEFAULT_IP_LIMITS,
+  type IpLimitOptions,
+  type IpLimitSettings,
+  type IpRefusal,
+} from './transport/ip-limits.js';
+export { createClientIp, type ClientIpOf } from './transport/client-ip.js';
+export {
   createTokenVerifier,
   createVisitorAuth,
   loadAuthConfig,

@@ -1,6 +1,6 @@
 /**
- * Conversations belong to their owner: a session a signed visitor made opens only for
- * that visitor; anyone else with its id gets a new, empty session, answered as an unknown
+ * Conversations belong to their owner: a session a visitor (signed, or anonymous with its
+ * key's id) made opens only for that visitor; anyone else with its id gets a new, empty session, answered as an unknown
  * id is. The binding is stored with the history, so it survives a restart.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -54,7 +54,7 @@ async function converse(hub: SessionHub, p: ReturnType<typeof peer>, sessionId: 
 const alice = { id: 'user:alice', kind: 'signed' as const };
 const mallory = { id: 'user:mallory', kind: 'signed' as const };
 
-describe('a session belongs to the signed visitor who made it', () => {
+describe('a session belongs to the visitor who made it', () => {
   test('another visitor with its id gets a new, empty session, answered as an unknown id is', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'aalis-owner-'));
     dirs.push(dir);
@@ -83,7 +83,7 @@ describe('a session belongs to the signed visitor who made it', () => {
     store.close();
   });
 
-  test('the binding survives a restart; sessions made before identity, or anonymously, open for their id', async () => {
+  test('the binding survives a restart; sessions made without identity open for their id', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'aalis-owner-'));
     dirs.push(dir);
     const first = hubOn(dir);
@@ -99,6 +99,45 @@ describe('a session belongs to the signed visitor who made it', () => {
     expect(second.hub.hello(peer(mallory), owned)).not.toBe(owned);
     expect(second.hub.hello(peer(alice), owned)).toBe(owned);
     expect(second.hub.hello(peer(mallory), open)).toBe(open);
+    second.store.close();
+  });
+
+  test('an anonymous visitor owns its sessions too; another anonymous visitor with the id gets a new one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aalis-owner-'));
+    dirs.push(dir);
+    const visitor = { id: 'anon:AAAAAAAAAAAAAAAAAAAAAA', kind: 'anonymous' as const };
+    const other = { id: 'anon:BBBBBBBBBBBBBBBBBBBBBB', kind: 'anonymous' as const };
+    const first = hubOn(dir);
+    const a = peer(visitor);
+    const id = first.hub.hello(a, undefined);
+    await converse(first.hub, a, id);
+    expect(first.store.ownerOf(id)).toBe(visitor.id);
+    expect(first.hub.hello(peer(other), id)).not.toBe(id);
+    expect(first.hub.hello(peer(alice), id)).not.toBe(id);
+    expect(first.hub.hello(peer(), id)).not.toBe(id);
+    first.store.close();
+
+    const second = hubOn(dir);
+    expect(second.hub.hello(peer(other), id)).not.toBe(id);
+    const back = peer(visitor);
+    expect(second.hub.hello(back, id)).toBe(id);
+    expect(readyOf(back).messages.map((msg) => msg.role)).toEqual(['user', 'assistant']);
+    second.store.close();
+  });
+
+  test('a session stored without an owner (before anonymous visitors had keys) opens for its id', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aalis-owner-'));
+    dirs.push(dir);
+    const first = hubOn(dir);
+    const before = peer();
+    const id = first.hub.hello(before, undefined);
+    await converse(first.hub, before, id);
+    expect(first.store.ownerOf(id)).toBeNull();
+    first.store.close();
+
+    const second = hubOn(dir);
+    expect(second.hub.hello(peer({ id: 'anon:AAAAAAAAAAAAAAAAAAAAAA', kind: 'anonymous' }), id)).toBe(id);
+    expect(second.hub.hello(peer(alice), id)).toBe(id);
     second.store.close();
   });
 

@@ -21,6 +21,12 @@ export interface AuthConfig {
   audience?: string;
   /** When set, a token's `iss` must be it. */
   issuer?: string;
+  /**
+   * Where the server key of anonymous visitor keys is kept (`anonymous-key`, 0600) when
+   * there is no secret: the history's data directory. Without it (and a secret) anonymous
+   * keys last as long as the process.
+   */
+  dataDir?: string;
 }
 
 /** The shortest secret accepted, in bytes (HS256's own key size). */

@@ -16,6 +16,12 @@ export {
   type TokenVerifierOptions,
   type VerifyResult,
 } from './token-verifier.js';
+export {
+  ANONYMOUS_KEY_FILE,
+  createAnonymousKeys,
+  type AnonymousKeySource,
+  type AnonymousKeys,
+} from './anonymous-key.js';
 export { FailureThrottle, type FailureThrottleOptions } from './failure-throttle.js';
 export {
   VISITOR_REFUSED_REASON,

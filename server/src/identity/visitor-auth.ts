@@ -3,8 +3,11 @@
  * token is an anonymous visitor when the mode is `optional` and a refusal when it is
  * `required`; a token that does not verify is always a refusal (never silently
  * anonymous). Failures are counted per remote address (failure-throttle.ts). The
- * reason of a refusal is for the log only.
+ * reason of a refusal is for the log only. An anonymous visitor is the one its
+ * `anonymousKey` names when the server issued that key; otherwise a new key is issued
+ * (anonymous-key.ts): an invalid key is never a refusal.
  */
+import { createAnonymousKeys, type AnonymousKeys } from './anonymous-key.js';
 import type { AuthConfig, AuthMode } from './auth-config.js';
 import { FailureThrottle, type FailureThrottleOptions } from './failure-throttle.js';
 import { createTokenVerifier, type TokenVerifier, type TokenVerifierOptions } from './token-verifier.js';
@@ -14,8 +17,15 @@ export type IdentifyResult = { ok: true; visitor: Visitor } | { ok: false; why: 
 
 export interface VisitorAuth {
   readonly mode: AuthMode;
-  /** The visitor a hello's token (or its absence) stands for, from `remoteAddress`. */
-  identify(token: string | undefined, remoteAddress: string | undefined): Promise<IdentifyResult>;
+  /**
+   * The visitor a hello's token (or its absence) stands for, from `remoteAddress`; without
+   * a token, the anonymous visitor its `anonymousKey` names (or a new one).
+   */
+  identify(
+    token: string | undefined,
+    remoteAddress: string | undefined,
+    anonymousKey?: string,
+  ): Promise<IdentifyResult>;
 }
 
 /** What every refused hello is told, whichever check failed. */
@@ -26,18 +36,38 @@ export interface VisitorAuthOptions extends TokenVerifierOptions {
   throttle?: FailureThrottleOptions;
   /** Instead of one made from the configuration (tests). */
   verifier?: TokenVerifier;
+  /**
+   * Anonymous visitor keys; by default from the configuration's secret, else kept in
+   * `dataDir`, else random for the process.
+   */
+  anonymousKeys?: AnonymousKeys;
+  /** Where the anonymous key's server key is kept when there is no secret (the history's directory). */
+  dataDir?: string;
 }
 
 export function createVisitorAuth(config: AuthConfig, options: VisitorAuthOptions = {}): VisitorAuth {
   const verifier = options.verifier ?? createTokenVerifier(config, options);
   const throttle = new FailureThrottle(options.throttle);
+  // Made at start (a broken key file is a start-up failure), and only where anonymous visitors are.
+  const keys =
+    config.mode === 'optional'
+      ? (options.anonymousKeys ??
+        createAnonymousKeys({ secret: config.secret, dataDir: options.dataDir ?? config.dataDir }))
+      : undefined;
+  const anonymous = (key: string | undefined): Visitor => {
+    if (!keys) throw new Error('anonymous visitors need keys');
+    const id = key === undefined ? undefined : keys.check(key);
+    if (id !== undefined) return anonymousVisitor(id);
+    const issued = keys.issue();
+    return anonymousVisitor(issued.id, issued.key);
+  };
   return {
     mode: config.mode,
-    async identify(token, remoteAddress) {
+    async identify(token, remoteAddress, anonymousKey) {
       if (!token) {
         return config.mode === 'required'
           ? { ok: false, why: 'no token' }
-          : { ok: true, visitor: anonymousVisitor() };
+          : { ok: true, visitor: anonymous(anonymousKey) };
       }
       const address = remoteAddress ?? 'unknown';
       if (throttle.blocked(address))

@@ -31,10 +31,12 @@ import { DEFAULT_MAX_PAGE_BYTES, DEFAULT_MAX_TOOL_ARGUMENT_CHARS, DEFAULT_MAX_TU
 export interface Peer {
   readonly id: string;
   /**
-   * Who is on the other end, when the server verifies visitors: the sessions a signed
-   * visitor makes are theirs alone (sessions/owner.ts).
+   * Who is on the other end, when the server verifies visitors: the sessions a visitor
+   * (signed or anonymous) makes are theirs alone (sessions/owner.ts).
    */
-  readonly visitor?: { readonly id: string; readonly kind: 'signed' | 'anonymous' } | undefined;
+  readonly visitor?:
+    | { readonly id: string; readonly kind: 'signed' | 'anonymous'; readonly anonymousKey?: string }
+    | undefined;
   /** Sends one frame; `text` is its JSON, made once for every peer of a broadcast. */
   deliver(frame: ServerFrame, text: string): void;
 }
@@ -185,7 +187,8 @@ export class SessionHub {
     const page = known
       ? this.#bounded(store.page(sessionId, { limit: this.#options.historyPageSize }))
       : { messages: [], hasMore: false };
-    const session = this.#session(sessionId, owner);
+    // A stored session keeps its stored owner (null for one made before owners).
+    const session = this.#session(sessionId, known && !live ? stored! : owner);
     session.peers.add(peer);
     const serverTime = now();
     this.#deliver(peer, {
@@ -195,6 +198,8 @@ export class SessionHub {
       messages: page.messages,
       resumed: known,
       hasMore: page.hasMore,
+      // A newly issued anonymous visitor key, for the client to keep.
+      ...(peer.visitor?.anonymousKey ? { anonymousKey: peer.visitor.anonymousKey } : {}),
     });
     const resume = snapshot(session.view, serverTime);
     if (resume) this.#deliver(peer, resume);

@@ -23,6 +23,7 @@ import type { VisitorAuth } from '../identity/visitor-auth.js';
 import { VISITOR_REFUSED_REASON } from '../identity/visitor-auth.js';
 import type { Visitor } from '../identity/visitor.js';
 import { Outbox, defaultOutboxLimits, type OutboxLimits } from './outbox.js';
+import type { IpLimits } from './ip-limits.js';
 import { RateWindow } from './rate-window.js';
 import { sameSecret } from './same-secret.js';
 
@@ -41,6 +42,8 @@ export interface ConnectionOptions {
   helloTimeoutMs: number;
   /** `send` frames allowed per window before `rate_limited`. */
   sendRate: { max: number; windowMs: number };
+  /** `send` frames per client IP, across connections (ip-limits.ts); checked after `sendRate`. */
+  ipSends?: Pick<IpLimits, 'takeSend'> | undefined;
   /** `hello` frames allowed per window; more get `rate_limited` (each one costs a store read). */
   helloRate: { max: number; windowMs: number };
   /** Frames of any kind allowed per window before the socket is closed with 1008. */
@@ -100,7 +103,7 @@ export class ClientConnection implements Peer {
     private readonly hub: SessionHub,
     private readonly options: ConnectionOptions,
     private readonly log: ConnectionLogger,
-    /** The client's address (the socket's), for the per-address failed-token throttle. */
+    /** The client's IP (the socket's, or what a trusted proxy said), for the per-IP counts. */
     private readonly remoteAddress?: string,
   ) {
     this.#outbox = new Outbox(
@@ -122,8 +125,9 @@ export class ClientConnection implements Peer {
 
   /**
    * Who is on this connection, once a hello was accepted: the signed visitor its token
-   * names, or an anonymous one (`anon:<random>`, the same for every hello of the
-   * connection). Undefined before, and always without identity configured.
+   * names, or an anonymous one (`anon:<id>`: the one its hello's `anonymousKey` names,
+   * else a new one with a key for `ready`, kept for the connection's later hellos).
+   * Undefined before, and always without identity configured.
    */
   get visitor(): Visitor | undefined {
     return this.#visitor;
@@ -208,7 +212,9 @@ export class ClientConnection implements Peer {
         return this.#bind(frame);
       }
       case 'send': {
-        const allowed = this.#sends.take();
+        let allowed = this.#sends.take();
+        if (allowed.ok && this.options.ipSends && this.remoteAddress !== undefined)
+          allowed = this.options.ipSends.takeSend(this.remoteAddress);
         if (!allowed.ok) {
           const seconds = Math.ceil(allowed.retryInMs / 1000);
           return this.#error(ErrorCode.RateLimited, `too many messages: try again in ${seconds} s`, {
@@ -270,7 +276,7 @@ export class ClientConnection implements Peer {
     // A hello came in time; checking it may take a moment (a JWKS fetch).
     clearTimeout(this.#helloTimer);
     this.#queue = [];
-    auth.identify(frame.token, this.remoteAddress).then(
+    auth.identify(frame.token, this.remoteAddress, frame.anonymousKey).then(
       (result) => {
         if (this.#closed) return;
         if (!result.ok) {
@@ -282,9 +288,9 @@ export class ClientConnection implements Peer {
           return this.close(CloseCode.Unauthorized, VISITOR_REFUSED_REASON);
         }
         const { visitor } = result;
-        // An anonymous visitor stays who it was for every hello of the connection.
+        // A hello without a valid key stays the anonymous visitor the connection already is.
         this.#visitor =
-          visitor.kind === 'anonymous' && this.#visitor?.kind === 'anonymous' ? this.#visitor : visitor;
+          visitor.anonymousKey !== undefined && this.#visitor?.kind === 'anonymous' ? this.#visitor : visitor;
         this.#safely(() => this.#bind(frame));
         this.#drain();
       },

@@ -5,6 +5,8 @@
 import type { AuthConfig } from '../identity/auth-config.js';
 import { createVisitorAuth } from '../identity/visitor-auth.js';
 import type { ConnectionOptions } from './client-connection.js';
+import { createClientIp, type ClientIpOf } from './client-ip.js';
+import { IpLimits, type IpLimitOptions } from './ip-limits.js';
 
 export interface ChatEndpointOptions {
   /** Exact origins allowed to open the socket besides the server's own; `*` for any. */
@@ -29,6 +31,14 @@ export interface ChatEndpointOptions {
   /** Ping interval; a socket that missed the last pong is terminated (default 30 s). */
   heartbeatMs?: number;
   connection?: Partial<ConnectionOptions>;
+  /**
+   * Limits per client IP: sockets open at once (`maxConnections`, default 20), new sockets
+   * per minute (`connectionsPerMinute`, 60), both refused with HTTP 429 before the upgrade,
+   * and `send` frames per minute over all its connections (`sendsPerMinute`, 30); 0 is no
+   * limit. `trustProxy` lists the proxies (IPs, `loopback`) whose `X-Forwarded-For` names
+   * the client. Without the option there are no per-IP limits (the CLI sets them).
+   */
+  ipLimits?: IpLimitOptions;
 }
 
 export const DEFAULT_MAX_FRAME_BYTES = 64 * 1024;
@@ -38,10 +48,23 @@ export const DEFAULT_MAX_FRAME_BYTES = 64 * 1024;
  * visitor check made from `auth`, once per server: its failure counts and its cached
  * keys are shared by every connection.
  */
-export function connectionOptionsOf(options: ChatEndpointOptions): Partial<ConnectionOptions> {
+export function connectionOptionsOf(
+  options: ChatEndpointOptions,
+  ipLimits?: IpLimits,
+): Partial<ConnectionOptions> {
   return {
+    ...(ipLimits ? { ipSends: ipLimits } : {}),
     ...options.connection,
     token: options.token || undefined,
     ...(options.auth && !options.connection?.auth ? { auth: createVisitorAuth(options.auth) } : {}),
   };
+}
+
+/**
+ * The endpoint's per-IP side, once per server: how a request's client IP is found (the
+ * socket's peer, or `X-Forwarded-For` from a trusted proxy) and its limits, when set.
+ */
+export function ipSideOf(options: ChatEndpointOptions): { clientIpOf: ClientIpOf; limits?: IpLimits } {
+  const clientIpOf = createClientIp(options.ipLimits?.trustProxy ?? []);
+  return options.ipLimits ? { clientIpOf, limits: new IpLimits(options.ipLimits) } : { clientIpOf };
 }

@@ -22,10 +22,12 @@ import { createChatServices, type ChatServicesOptions } from './chat-services.js
 import {
   DEFAULT_MAX_FRAME_BYTES,
   connectionOptionsOf,
+  ipSideOf,
   type ChatEndpointOptions,
 } from './endpoint-options.js';
 import { hostGuardOnce, sharedHostCheck } from './host-guard-once.js';
 import { metricsGuardHook } from './metrics-guard.js';
+import { IP_REFUSED_TEXT, retryAfterSeconds } from './ip-limits.js';
 import { isOriginAllowed } from './origin.js';
 import {
   READ_METHODS,
@@ -59,11 +61,13 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
   const widget = new WidgetFile(options.widgetFile ?? defaultWidgetFile());
   app.decorate('aalis', { hub, agent, store, widget });
 
+  // The client IP of each request, and the per-IP limits when the host set them.
+  const ipSide = ipSideOf(options);
   // Observed for metrics: connections open, error frames sent, progress frames collapsed.
   const chat = metrics.observeChatServer(
     createChatServer({
       hub,
-      connection: metrics.countingCollapses(connectionOptionsOf(options)),
+      connection: metrics.countingCollapses(connectionOptionsOf(options, ipSide.limits)),
       logger: app.log,
       onError: options.onError,
       heartbeatMs: options.heartbeatMs,
@@ -111,8 +115,35 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
     }
   };
 
-  app.get('/ws', { websocket: true, onRequest: [...guarded, checkOrigin] }, (socket, request) => {
-    const handlers = chat.opened(socket, { logger: request.log, remoteAddress: request.ip });
+  // The client IP, found once per upgrade request (the socket's peer, or X-Forwarded-For
+  // from a trusted proxy: never Fastify's own trustProxy), then its per-IP limits: last,
+  // so that a socket counted here is refused by nothing after. It is uncounted when its
+  // TCP socket closes, whether the upgrade went through or not.
+  const clientIps = new WeakMap<FastifyRequest, string>();
+  const limitIp = async (request: FastifyRequest, reply: FastifyReply) => {
+    const ip = ipSide.clientIpOf(request.socket.remoteAddress, request.headers['x-forwarded-for']);
+    if (ip === undefined) return;
+    clientIps.set(request, ip);
+    const { limits } = ipSide;
+    if (!limits) return;
+    const admitted = limits.admit(ip);
+    if (!admitted.ok) {
+      request.log.info({ ip, limit: admitted.limit }, 'websocket refused: per-IP limit');
+      await reply
+        .code(429)
+        .header('retry-after', String(retryAfterSeconds(admitted.retryInMs)))
+        .send({ error: IP_REFUSED_TEXT[admitted.limit] });
+      return;
+    }
+    request.socket.once('close', () => limits.release(ip));
+  };
+
+  app.get('/ws', { websocket: true, onRequest: [...guarded, checkOrigin, limitIp] }, (socket, request) => {
+    const remoteAddress = clientIps.get(request);
+    const handlers = chat.opened(socket, {
+      logger: request.log,
+      ...(remoteAddress === undefined ? {} : { remoteAddress }),
+    });
     handlersOf.set(socket, handlers);
     forwardSocketEvents(socket, handlers);
     // Socket errors reach the errorHandler registered above.

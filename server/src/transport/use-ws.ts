@@ -15,11 +15,14 @@ import { createChatServices, type ChatServices, type ChatServicesOptions } from 
 import {
   DEFAULT_MAX_FRAME_BYTES,
   connectionOptionsOf,
+  ipSideOf,
   type ChatEndpointOptions,
 } from './endpoint-options.js';
 import { HOST_REFUSED_TEXT, createHostCheck } from './host-guard.js';
+import { IP_REFUSED_TEXT, retryAfterSeconds } from './ip-limits.js';
 import { isOriginAllowed } from './origin.js';
 import { refuseUpgrade } from './refuse-upgrade.js';
+import { BASE_SECURITY_HEADERS } from './security-headers.js';
 import { forwardSocketEvents, handleSocketError } from './ws-socket.js';
 
 export interface AttachAalisChatOptions extends ChatServicesOptions, ChatEndpointOptions {
@@ -50,9 +53,11 @@ const warningsToConsole: ChatServerLogger = {
 export function attachAalisChat(server: Server, options: AttachAalisChatOptions): AttachedAalisChat {
   const logger = options.logger ?? warningsToConsole;
   const services = createChatServices(options, logger);
+  // The client IP of each request, and the per-IP limits when the host set them.
+  const ipSide = ipSideOf(options);
   const chat = createChatServer({
     hub: services.hub,
-    connection: connectionOptionsOf(options),
+    connection: connectionOptionsOf(options, ipSide.limits),
     logger,
     onError: options.onError,
     heartbeatMs: options.heartbeatMs,
@@ -82,10 +87,20 @@ export function attachAalisChat(server: Server, options: AttachAalisChatOptions)
       const body = JSON.stringify({ error: 'origin not allowed' });
       return refuseUpgrade(socket, 403, body, 'application/json; charset=utf-8');
     }
+    // Once per upgrade: the socket's peer, or X-Forwarded-For from a trusted proxy.
+    const remoteAddress = ipSide.clientIpOf(request.socket.remoteAddress, request.headers['x-forwarded-for']);
+    const { limits } = ipSide;
+    if (limits && remoteAddress !== undefined) {
+      const admitted = limits.admit(remoteAddress);
+      if (!admitted.ok) {
+        logger.info({ ip: remoteAddress, limit: admitted.limit }, 'websocket refused: per-IP limit');
+        return refuseTooMany(socket, IP_REFUSED_TEXT[admitted.limit], retryAfterSeconds(admitted.retryInMs));
+      }
+      // Uncounted when the connection ends, whether the upgrade went through or not.
+      socket.once('close', () => limits.release(remoteAddress));
+    }
     wss.handleUpgrade(request, socket, head, (ws) => {
-      const handlers = chat.opened(ws, {
-        ...(request.socket.remoteAddress ? { remoteAddress: request.socket.remoteAddress } : {}),
-      });
+      const handlers = chat.opened(ws, remoteAddress === undefined ? {} : { remoteAddress });
       forwardSocketEvents(ws, handlers);
       ws.on('error', (error) => handleSocketError(error, ws, handlers, logger));
       wss.emit('connection', ws, request);
@@ -106,4 +121,19 @@ export function attachAalisChat(server: Server, options: AttachAalisChatOptions)
       await services.mcp?.close();
     },
   };
+}
+
+/** HTTP 429 with `Retry-After`, written to the socket of a refused upgrade (refuse-upgrade.ts has no extra headers). */
+function refuseTooMany(socket: Duplex, error: string, retryAfter: number): void {
+  socket.on('error', () => socket.destroy());
+  const body = JSON.stringify({ error });
+  const headers = {
+    ...BASE_SECURITY_HEADERS,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    'retry-after': String(retryAfter),
+    connection: 'close',
+  };
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.end(`HTTP/1.1 429 Too Many Requests\r\n${head.join('')}\r\n${body}`);
 }

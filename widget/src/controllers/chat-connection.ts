@@ -4,7 +4,9 @@
  * "reconnecting in N s" countdown, and the reason the server refused the page. It opens
  * when the element connects, closes when it leaves the page, and opens again when the
  * element is given another server or socket factory. With a `tokenProvider`, each socket
- * says hello only once the provider has given this attempt's token.
+ * says hello only once the provider has given this attempt's token. The anonymous visitor
+ * key a server issues in `ready` is kept (`${sessionKey}:visitor`) and sent in every hello:
+ * the same browser stays the same visitor, its sessions and budgets with it.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { CloseCode, type ClientFrame, type ServerFrame } from '@aalis/protocol/client';
@@ -73,6 +75,11 @@ export class ChatConnection implements ReactiveController {
     this.#connection?.retryNow();
   }
 
+  /** Where the anonymous visitor key is kept; a new session keeps it (same browser, same visitor). */
+  get #visitorKey(): string {
+    return `${this.host.sessionKey}:visitor`;
+  }
+
   /** Forgets the remembered session and asks the server for a new one. */
   newSession(): void {
     storage((s) => s.removeItem(this.host.sessionKey));
@@ -100,7 +107,10 @@ export class ChatConnection implements ReactiveController {
       {
         frame: (frame) => {
           if (frame.type === 'ready') {
-            storage((s) => s.setItem(this.host.sessionKey, frame.sessionId));
+            storage((s) => {
+              s.setItem(this.host.sessionKey, frame.sessionId);
+              if (frame.anonymousKey) s.setItem(this.#visitorKey, frame.anonymousKey);
+            });
             this.refusal = '';
             this.#askedAgain = false;
           }
@@ -119,7 +129,12 @@ export class ChatConnection implements ReactiveController {
         hello: () => {
           const sessionId = storage((s) => s.getItem(this.host.sessionKey)) ?? undefined;
           const token = this.#provided ?? this.host.token;
-          return { ...(sessionId ? { sessionId } : {}), ...(token ? { token } : {}) };
+          const anonymousKey = storage((s) => s.getItem(this.#visitorKey));
+          return {
+            ...(sessionId ? { sessionId } : {}),
+            ...(token ? { token } : {}),
+            ...(anonymousKey ? { anonymousKey } : {}),
+          };
         },
       },
       (url) => this.#socket(url),

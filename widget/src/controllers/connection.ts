@@ -41,8 +41,11 @@ export interface ConnectionCallbacks {
    * may not connect at all, which ends the retrying.
    */
   unreachable(): Promise<boolean>;
-  /** Said before each `hello`, so the session the element remembers is asked for. */
-  hello(): { sessionId?: string; token?: string };
+  /**
+   * Said before each `hello`, so the session the element remembers is asked for: its
+   * fields (`sessionId`, `token`, `anonymousKey`), each left out when there is none.
+   */
+  hello(): Omit<HelloFrame, 'type' | 'protocol'>;
 }
 
 export interface Backoff {
@@ -160,13 +163,7 @@ export class Connection {
   }
 
   #sayHello(socket: SocketLike): void {
-    const { sessionId, token } = this.callbacks.hello();
-    const hello: HelloFrame = {
-      type: 'hello',
-      protocol: PROTOCOL_VERSION,
-      ...(sessionId ? { sessionId } : {}),
-      ...(token ? { token } : {}),
-    };
+    const hello: HelloFrame = { type: 'hello', protocol: PROTOCOL_VERSION, ...this.callbacks.hello() };
     socket.send(JSON.stringify(hello));
   }
 
