@@ -31,3 +31,28 @@ export function wholeNumber(
   }
   return value;
 }
+
+/**
+ * A block of limits (budgets, per-IP limits): each from its variable when set, else from
+ * the configuration file's block, else its default. Each is a whole number, 0 for no
+ * limit; a mistake names the variable.
+ */
+export function limitsFrom<Limits extends { [K in keyof Limits]: number }>(
+  variables: ReadonlyArray<readonly [key: keyof Limits & string, variable: string, ...rest: unknown[]]>,
+  defaults: Limits,
+  env: Record<string, string | undefined>,
+  file: Partial<Limits> = {},
+): Limits {
+  const limits = { ...defaults };
+  for (const [key, variable] of variables) {
+    const text = env[variable]?.trim();
+    if (text) {
+      if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text)))
+        throw new ConfigError(`${variable} must be a whole number (0 for no limit); it is "${text}"`);
+      limits[key] = Number(text) as Limits[typeof key];
+    } else if (file[key] !== undefined) {
+      limits[key] = file[key] as Limits[typeof key];
+    }
+  }
+  return limits;
+}

@@ -14,7 +14,7 @@ import {
   UPSTREAM_TIMEOUT_VARIABLES,
   chooseProviderName,
 } from './providers/from-env.js';
-import { wholeNumber } from './config-values.js';
+import { limitsFrom, wholeNumber } from './config-values.js';
 import { MIN_SECRET_BYTES, loadAuthConfig, type AuthConfig } from './identity/auth-config.js';
 import { BUDGET_VARIABLES, loadBudgetConfig, type BudgetLimits } from './budgets/budget-config.js';
 import { DEFAULT_MAX_TOOL_ARGUMENT_CHARS } from './sessions/limits.js';
@@ -301,18 +301,7 @@ function parsePublicHosts(entries: Entry[]): string[] {
 
 /** The per-IP limits from the environment over the file's `ipLimits` block; each a whole number, 0 for no limit. */
 function loadIpLimits(env: Env, file: IpLimitSettings = {}): IpLimitValues {
-  const limits = { ...DEFAULT_IP_LIMITS };
-  for (const [key, variable] of IP_LIMIT_VARIABLES) {
-    const text = env[variable]?.trim();
-    if (text) {
-      if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text)))
-        throw new ConfigError(`${variable} must be a whole number (0 for no limit); it is "${text}"`);
-      limits[key] = Number(text);
-    } else if (file[key] !== undefined) {
-      limits[key] = file[key];
-    }
-  }
-  return limits;
+  return limitsFrom(IP_LIMIT_VARIABLES, DEFAULT_IP_LIMITS, env, file);
 }
 
 function parseTrustProxy(entries: Entry[]): string[] {

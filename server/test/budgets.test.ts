@@ -26,11 +26,12 @@ import { SqliteHistoryStore } from '../src/history/sqlite-store.js';
 import type { HistoryStore } from '../src/history/store.js';
 import { DemoProvider } from '../src/providers/demo/demo-provider.js';
 import type { ChatProvider } from '../src/providers/types.js';
-import { SessionHub, type Peer } from '../src/sessions/session-hub.js';
+import { SessionHub } from '../src/sessions/session-hub.js';
 import { ToolRegistry } from '../src/tools/define-tool.js';
 import { fixture, startFakeUpstream, type FakeUpstream } from './fake-upstream.js';
 import { openAIOn } from './provider-helpers.js';
 import { startServer, type Harness } from './ws-harness.js';
+import { peer } from './hub-peer.js';
 
 const demo = new DemoProvider({ speed: 0 });
 afterAll(() => demo.close());
@@ -65,18 +66,6 @@ function hubWith(
   const budgets = new Budgets({ limits: { ...NO_BUDGETS, ...limits }, store: budgetStore, now });
   const hub = new SessionHub({ agent, store, logger, now, budgets });
   return { hub, clock, budgets, store, budgetStore };
-}
-
-/** A connection as the hub sees it, recording what it is sent. */
-function peer(visitor?: { id: string; kind: 'signed' | 'anonymous' }) {
-  const frames: ServerFrame[] = [];
-  const p: Peer & { frames: ServerFrame[] } = {
-    id: `p-${Math.random()}`,
-    ...(visitor ? { visitor } : {}),
-    frames,
-    deliver: (frame) => frames.push(frame),
-  };
-  return p;
 }
 
 async function until(check: () => boolean, what: string): Promise<void> {

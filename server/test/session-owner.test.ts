@@ -12,8 +12,9 @@ import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { Agent } from '../src/agent/agent.js';
 import { SqliteHistoryStore } from '../src/history/sqlite-store.js';
 import { DemoProvider } from '../src/providers/demo/demo-provider.js';
-import { SessionHub, type Peer } from '../src/sessions/session-hub.js';
+import { SessionHub } from '../src/sessions/session-hub.js';
 import { ToolRegistry } from '../src/tools/define-tool.js';
+import { peer } from './hub-peer.js';
 
 const provider = new DemoProvider({ speed: 0 });
 afterAll(() => provider.close());
@@ -28,18 +29,6 @@ function hubOn(dir: string) {
   const store = new SqliteHistoryStore(dir);
   const agent = new Agent({ provider, model: 'demo', tools: new ToolRegistry(), logger });
   return { store, hub: new SessionHub({ agent, store, logger }) };
-}
-
-/** A connection as the hub sees it, recording what it is sent. */
-function peer(visitor?: { id: string; kind: 'signed' | 'anonymous' }) {
-  const frames: ServerFrame[] = [];
-  const p: Peer & { frames: ServerFrame[] } = {
-    id: `p-${Math.random()}`,
-    ...(visitor ? { visitor } : {}),
-    frames,
-    deliver: (frame) => frames.push(frame),
-  };
-  return p;
 }
 
 const readyOf = (p: { frames: ServerFrame[] }) =>

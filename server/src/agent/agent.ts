@@ -109,6 +109,15 @@ const DEFAULT_MAX_ROUNDS = 8;
 const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;
 
+/** The fields every `tool_execute` event of a call carries. */
+const toolEvent = (sessionId: string, call: ToolCall, phase: ToolExecuteEvent['phase']) => ({
+  sessionId,
+  phase,
+  callId: call.id,
+  index: call.index,
+  name: call.name,
+});
+
 /** What the model reads instead of a result when a call never ran. */
 const NOT_RUN: Record<Exclude<ApprovalOutcome, 'approved'>, string> = {
   denied: 'The user declined to run this tool call. It was not run.',
@@ -223,11 +232,7 @@ export class Agent extends EventEmitter<AgentEvents> {
 
   #start({ call, arguments: args }: ParsedCall, turn: TurnRecorder, input: TurnInput): void {
     turn.tool({
-      sessionId: input.sessionId,
-      phase: 'start',
-      callId: call.id,
-      index: call.index,
-      name: call.name,
+      ...toolEvent(input.sessionId, call, 'start'),
       arguments: args,
     });
   }
@@ -258,11 +263,7 @@ export class Agent extends EventEmitter<AgentEvents> {
   ): void {
     turn.trace.tool(call).notRun(outcome === 'aborted' ? 'error' : 'declined');
     turn.tool({
-      sessionId: input.sessionId,
-      phase: 'end',
-      callId: call.id,
-      index: call.index,
-      name: call.name,
+      ...toolEvent(input.sessionId, call, 'end'),
       arguments: args,
       result: NOT_RUN[outcome],
       isError: true,
@@ -276,11 +277,7 @@ export class Agent extends EventEmitter<AgentEvents> {
     const started = now();
     const reporter = new ProgressReporter((update) =>
       turn.tool({
-        sessionId: input.sessionId,
-        phase: 'progress',
-        callId: call.id,
-        index: call.index,
-        name: call.name,
+        ...toolEvent(input.sessionId, call, 'progress'),
         ...update,
       }),
     );
@@ -299,11 +296,7 @@ export class Agent extends EventEmitter<AgentEvents> {
     reporter.stop();
     // No arguments: they went out with `start`, and may be large.
     turn.tool({
-      sessionId: input.sessionId,
-      phase: 'end',
-      callId: call.id,
-      index: call.index,
-      name: call.name,
+      ...toolEvent(input.sessionId, call, 'end'),
       result: capResult(outcome.result, maxToolResultChars),
       isError: outcome.isError,
       durationMs: Math.max(0, now() - started),

@@ -3,7 +3,7 @@
  * `AALIS_MAX_CONCURRENT_TURNS`, or the configuration file's `budgets` block), each a whole
  * number, 0 for no limit. A variable that is set wins over the file.
  */
-import { ConfigError } from '../config-values.js';
+import { limitsFrom } from '../config-values.js';
 
 /** What a visitor, and the whole server, may spend; 0 is no limit. */
 export interface BudgetLimits {
@@ -79,16 +79,5 @@ type Env = Record<string, string | undefined>;
 
 /** The budgets from the environment over the file's `budgets` block. */
 export function loadBudgetConfig(env: Env, file: BudgetSettings = {}): BudgetLimits {
-  const limits = { ...DEFAULT_BUDGETS };
-  for (const [key, variable] of BUDGET_VARIABLES) {
-    const text = env[variable]?.trim();
-    if (text) {
-      if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text)))
-        throw new ConfigError(`${variable} must be a whole number (0 for no limit); it is "${text}"`);
-      limits[key] = Number(text);
-    } else if (file[key] !== undefined) {
-      limits[key] = file[key];
-    }
-  }
-  return limits;
+  return limitsFrom(BUDGET_VARIABLES, DEFAULT_BUDGETS, env, file);
 }
