@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { ensureChromium } from './ensure-chromium.mjs';
+import { ensureServices } from './ensure-services.mjs';
 
 const results = '.test-results';
 rmSync(results, { recursive: true, force: true });
@@ -52,8 +53,17 @@ const steps = [
     run: () => ({ ok: run('npx', ['eslint', '.']) && run('npx', ['prettier', '--check', '.']) }),
   },
   {
+    // Redis, PostgreSQL and nginx: the node tests start real ones (server/test/services/).
     name: 'node tests (vitest)',
-    run: () => vitest('node', ['--coverage']),
+    run: () => {
+      try {
+        ensureServices();
+      } catch (error) {
+        console.error(error.message);
+        return { ok: false, counts: null };
+      }
+      return vitest('node', ['--coverage']);
+    },
     // The totals of the coverage vitest.config.ts sets up (protocol, server and widget
     // sources; the widget's own tests run in Chromium, where nothing is measured).
     note: () =>

@@ -49,6 +49,11 @@ export const ErrorCode = {
   Storage: 'storage',
   /** The server stopped before the answer was finished (a crash); the history says so. */
   Interrupted: 'interrupted',
+  /**
+   * A refused `send`: the server cannot start a turn now (the state it shares with other
+   * instances is unreachable); send again in a moment.
+   */
+  Unavailable: 'unavailable',
   /** The server is restarting; the turn ended. */
   ShuttingDown: 'shutting_down',
   /** A bug; `errorId` finds it in the logs. */

@@ -143,7 +143,11 @@ export const ToolCallPartSchema = v.object({
    * `stream_resume`, and large arguments are never sent to a client twice.
    */
   arguments: v.optional(v.unknown()),
-  status: v.picklist(['running', 'done', 'error']),
+  /**
+   * `unknown`: the server running the turn stopped while the tool ran, so it may have
+   * completed; it is never run again by itself.
+   */
+  status: v.picklist(['running', 'done', 'error', 'unknown']),
   /** The tool's result, or the error it reported when `status` is `'error'`. */
   result: v.optional(v.unknown()),
   startedAt: TimestampSchema,

@@ -17,7 +17,7 @@ const part: fc.Arbitrary<Part> = fc.oneof(
       index: count,
       name: fc.string(),
       arguments: fc.jsonValue(),
-      status: fc.constantFrom('running' as const, 'done' as const, 'error' as const),
+      status: fc.constantFrom('running' as const, 'done' as const, 'error' as const, 'unknown' as const),
       result: fc.jsonValue(),
       startedAt: time,
       endedAt: time,

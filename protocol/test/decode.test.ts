@@ -115,6 +115,15 @@ describe('server frames', () => {
     }
   });
 
+  test('a tool call of unknown outcome is accepted by both decoders', () => {
+    const frame = assistantMessage('a1', [
+      { type: 'tool_call', callId: 'c', index: 0, name: 'x', status: 'unknown', startedAt: 1, endedAt: 2 },
+    ]);
+    for (const decode of [decodeServerFrame, clientDecode.decodeServerFrame]) {
+      expect(decode(JSON.stringify(frame))).toEqual({ ok: true, frame });
+    }
+  });
+
   test('a negative index is refused by both decoders', () => {
     const frame = progress(-1, 'x', 0);
     for (const decode of [decodeServerFrame, clientDecode.decodeServerFrame]) {

@@ -139,6 +139,23 @@ export const assistantMessage = (id: string, parts: ChatMessage['parts']): Messa
   message: { id, role: 'assistant', parts, createdAt: 2_000, status: 'complete' },
 });
 
+/**
+ * The message that ends a turn whose instance died, as another instance sends it: failed
+ * with `interrupted`, and each call that was still running of unknown outcome.
+ */
+export const interruptedMessage = (id: string, parts: ChatMessage['parts']): MessageFrame => ({
+  type: 'message',
+  sessionId: SESSION,
+  message: {
+    id,
+    role: 'assistant',
+    parts,
+    createdAt: 2_000,
+    status: 'error',
+    error: { code: 'interrupted', message: 'the server running this answer stopped before it was finished' },
+  },
+});
+
 export const waiting = (attempt?: number): TurnStatusFrame => ({
   type: 'turn_status',
   sessionId: SESSION,

@@ -6,6 +6,7 @@ import {
   assistantMessage,
   done,
   error,
+  interruptedMessage,
   progress,
   ready,
   reasoning,
@@ -289,6 +290,40 @@ describe('arguments sent once', () => {
       assistantMessage('a1', [{ ...call, arguments: { path: 'new' }, startedAt: 100 }]),
     );
     expect(view.messages.at(-1)?.parts[0]).toMatchObject({ arguments: { path: 'new' } });
+  });
+});
+
+describe('a turn another instance ended', () => {
+  test('a call that was running is of unknown outcome, with its arguments and no result', () => {
+    const view = play(
+      toolStart('c1', 0, 'send_mail', { to: 'a@example.com' }),
+      toolProgress('c1', 0, 'send_mail', 1, 2),
+      interruptedMessage('a1', [
+        {
+          type: 'tool_call',
+          callId: 'c1',
+          index: 0,
+          name: 'send_mail',
+          status: 'unknown',
+          startedAt: 100,
+          endedAt: 900,
+        },
+      ]),
+    );
+    expect(view.turn).toBeNull();
+    expect(view.messages.at(-1)).toMatchObject({ status: 'error', error: { code: 'interrupted' } });
+    expect(view.messages.at(-1)?.parts).toEqual([
+      {
+        type: 'tool_call',
+        callId: 'c1',
+        index: 0,
+        name: 'send_mail',
+        arguments: { to: 'a@example.com' },
+        status: 'unknown',
+        startedAt: 100,
+        endedAt: 900,
+      },
+    ]);
   });
 });
 

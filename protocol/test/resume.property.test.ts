@@ -12,6 +12,7 @@ import {
   assistantMessage,
   done,
   error,
+  interruptedMessage,
   progress,
   ready,
   reasoning,
@@ -99,6 +100,24 @@ const frameArb: fc.Arbitrary<ViewFrame> = fc.oneof(
           { type: 'tool_call', callId: call, index: i, name: n, status: 'done', startedAt: 10_000 },
         ]),
       ),
+  },
+  {
+    // Another instance ends the turn of one that died: a call that was running may have
+    // completed (status `unknown`, with `endedAt` and no result).
+    weight: 1,
+    arbitrary: fc.tuple(fc.uuid(), callId, index, toolName, fc.nat(900)).map(([id, call, i, n, ms]) =>
+      interruptedMessage(id, [
+        {
+          type: 'tool_call',
+          callId: call,
+          index: i,
+          name: n,
+          status: 'unknown',
+          startedAt: 10_000,
+          endedAt: 10_000 + ms,
+        },
+      ]),
+    ),
   },
   {
     weight: 2,

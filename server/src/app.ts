@@ -7,7 +7,11 @@
  */
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { ConfigError, type ServerConfig } from './config.js';
+import { RedisBudgetStore } from './budgets/redis-budget-store.js';
+import { connectRedis } from './cluster/redis-connections.js';
+import { RedisSessionCluster } from './cluster/redis-cluster.js';
 import { MemoryHistoryStore } from './history/memory-store.js';
+import { PostgresHistoryStore } from './history/postgres-store.js';
 import { SqliteHistoryStore } from './history/sqlite-store.js';
 import type { HistoryStore } from './history/store.js';
 import { providerFromEnv, type ProviderChoice } from './providers/from-env.js';
@@ -33,7 +37,6 @@ export async function createAalisServer(
   extra: Partial<AalisChatOptions> = {},
 ): Promise<AalisServer> {
   const provider = providerFromEnv(env);
-  const store = config.dataDir ? openHistory(config.dataDir) : new MemoryHistoryStore();
   // One line per request, when it is answered (Fastify's own logging writes two).
   const app = Fastify({
     logger: { level: config.logLevel },
@@ -61,6 +64,17 @@ export async function createAalisServer(
     if (request.routeOptions.url === HEALTH_PATH) return;
     await refuseUnknownHost(request, reply);
   });
+  // Unreachable at start is a configuration mistake: one line, exit 2 (the CLI).
+  const store = await openHistory(config);
+  const redis = config.redisUrl
+    ? await connectRedis(config.redisUrl, app.log).catch((error: unknown) => {
+        void store.close();
+        throw new ConfigError((error as Error).message);
+      })
+    : undefined;
+  const cluster = redis
+    ? new RedisSessionCluster(redis, app.log, { leaseMs: config.turnLeaseMs })
+    : undefined;
   // Every path answers OPTIONS (the demo page's included), as the plugin's routes do.
   app.options('*', async (_request, reply) => reply.header('allow', READ_METHODS).code(204).send());
   await app.register(aalisChat, {
@@ -73,6 +87,7 @@ export async function createAalisServer(
     ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
     // The data directory keeps the anonymous visitors' signing key across restarts when
     // no secret is configured (a JWKS only).
+    ...(cluster && redis ? { cluster, budgetStore: new RedisBudgetStore(redis.command) } : {}),
     ...(config.auth
       ? { auth: { ...config.auth, ...(config.dataDir ? { dataDir: config.dataDir } : {}) } }
       : {}),
@@ -88,7 +103,8 @@ export async function createAalisServer(
   });
   app.addHook('onClose', async () => {
     await provider.close();
-    store.close();
+    await cluster?.close();
+    await store.close();
   });
   return {
     app,
@@ -105,11 +121,23 @@ function selectedBuiltinTools(names: readonly string[]) {
   return names.flatMap((name) => tools.filter((tool) => tool.name === name));
 }
 
-/** The SQLite history in `dataDir`; a directory that cannot hold it is a configuration mistake. */
-function openHistory(dataDir: string): SqliteHistoryStore {
+/**
+ * The history: PostgreSQL when a database URL is set (its migrations applied), else
+ * SQLite in the data directory, else memory. One that cannot be opened is a
+ * configuration mistake, said in one line.
+ */
+async function openHistory(config: ServerConfig): Promise<HistoryStore> {
+  if (config.databaseUrl) {
+    try {
+      return await PostgresHistoryStore.open(config.databaseUrl);
+    } catch (error) {
+      throw new ConfigError((error as Error).message);
+    }
+  }
+  if (!config.dataDir) return new MemoryHistoryStore();
   try {
-    return new SqliteHistoryStore(dataDir);
+    return new SqliteHistoryStore(config.dataDir);
   } catch (error) {
-    throw new ConfigError(dataDirProblem(error, dataDir));
+    throw new ConfigError(dataDirProblem(error, config.dataDir));
   }
 }

@@ -4,6 +4,7 @@
  * wins over the file). `--check` validates and describes the configuration, then exits.
  * Bad configuration prints one line and exits 2.
  */
+import { maskUrl } from './config-file-secrets.js';
 import { ConfigError, ENVIRONMENT, loadServerConfig, type LoadedConfig } from './config.js';
 import { CONFIG_SCHEMA_FILE } from './config-file-schema.js';
 import { listenProblem } from './startup-problems.js';
@@ -80,9 +81,14 @@ export async function main(argv: string[], env: Record<string, string | undefine
     server = await createAalisServer(config, loaded.env);
     await server.app.listen({ port: config.port, host: config.host });
     const { name, model } = server.provider;
-    const where = config.dataDir
-      ? `history in ${config.dataDir}`
-      : 'history in memory (AALIS_DATA_DIR=:memory:): lost on restart';
+    const history = config.databaseUrl
+      ? `history in PostgreSQL at ${maskUrl(config.databaseUrl)}`
+      : config.dataDir
+        ? `history in ${config.dataDir}`
+        : 'history in memory (AALIS_DATA_DIR=:memory:): lost on restart';
+    const where = config.redisUrl
+      ? `${history}, live sessions shared through ${maskUrl(config.redisUrl)}`
+      : history;
     const configured = file ? `, configured by ${file.absolutePath}` : '';
     console.log(
       `aalis-server: listening on http://${config.host}:${listeningPort(server, config.port)} (provider ${name}, model ${model}, ${where})${configured}; ` +

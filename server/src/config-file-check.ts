@@ -67,6 +67,8 @@ export async function checkConfiguration(
     budgets: config.budgets,
     ipLimits: config.ipLimits,
     dataDir: config.dataDir ?? ':memory:',
+    ...(config.redisUrl ? { redisUrl: maskUrl(config.redisUrl) } : {}),
+    ...(config.databaseUrl ? { databaseUrl: maskUrl(config.databaseUrl) } : {}),
     logLevel: config.logLevel,
     maxToolArgumentChars: config.maxToolArgumentChars,
     ...(prompt

@@ -43,6 +43,9 @@ export const SETTING_VARIABLES: Array<[key: keyof ConfigFileSettings, variable: 
   ['token', 'AALIS_TOKEN'],
   ['metricsToken', 'AALIS_METRICS_TOKEN'],
   ['dataDir', 'AALIS_DATA_DIR'],
+  ['redisUrl', 'AALIS_REDIS_URL'],
+  ['databaseUrl', 'AALIS_DATABASE_URL'],
+  ['turnLeaseMs', 'AALIS_TURN_LEASE_MS'],
   ['logLevel', 'LOG_LEVEL'],
   ['maxToolArgumentChars', 'AALIS_MAX_TOOL_ARGUMENT_CHARS'],
 ];

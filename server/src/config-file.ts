@@ -50,6 +50,9 @@ export interface ConfigFileSettings {
   /** Limits per client IP and the trusted proxies: each key stands for an `AALIS_IP_*` variable or `AALIS_TRUST_PROXY`. */
   ipLimits?: IpLimitSettings;
   dataDir?: string;
+  redisUrl?: string;
+  databaseUrl?: string;
+  turnLeaseMs?: number;
   logLevel?: string;
   maxToolArgumentChars?: number;
   systemPrompt?: string | { file: string };

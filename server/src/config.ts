@@ -68,6 +68,12 @@ export interface ServerConfig {
   ipLimits: IpLimitValues & { trustProxy: string[] };
   /** Where the SQLite history lives; undefined keeps it in memory (`AALIS_DATA_DIR=:memory:`). */
   dataDir: string | undefined;
+  /** Shared live state for several instances (`AALIS_REDIS_URL`, the file's `redisUrl`): redis:// or rediss://. */
+  redisUrl?: string;
+  /** History in PostgreSQL instead of SQLite (`AALIS_DATABASE_URL`, the file's `databaseUrl`): postgres://. */
+  databaseUrl?: string;
+  /** With Redis: how long a turn's owner that stopped renewing is waited for before another instance ends its turn. */
+  turnLeaseMs: number;
   logLevel: string;
   /** Arguments one tool call may have before it is cut off and never run. */
   maxToolArgumentChars: number;
@@ -140,6 +146,21 @@ export const ENVIRONMENT: Array<[name: string, fallback: string, meaning: string
     'AALIS_DATA_DIR',
     `./${DEFAULT_DATA_DIR}`,
     'directory for the SQLite history (created when missing); :memory: keeps it in memory, lost on restart',
+  ],
+  [
+    'AALIS_REDIS_URL',
+    '',
+    'redis://host:6379: live sessions shared by every instance behind a load balancer (deployment guide)',
+  ],
+  [
+    'AALIS_DATABASE_URL',
+    '',
+    'postgres://user:password@host/db: history in PostgreSQL (migrations applied at start) instead of SQLite',
+  ],
+  [
+    'AALIS_TURN_LEASE_MS',
+    '10000',
+    "with Redis: how long a dead instance's running turn is waited for before another ends it (interrupted)",
   ],
   ...UPSTREAM_TIMEOUT_VARIABLES.map(([name, fallback, meaning]): [string, string, string] => [
     name,
@@ -234,6 +255,15 @@ export function loadConfig(env: Env, file?: ConfigFile): ServerConfig {
       isSet(env, 'AALIS_DATA_DIR') || settings.dataDir === undefined
         ? dataDirFrom(env.AALIS_DATA_DIR)
         : dataDirFrom(settings.dataDir, file!.dir),
+    turnLeaseMs: wholeNumber(env, 'AALIS_TURN_LEASE_MS', settings.turnLeaseMs ?? 10_000, {
+      max: 600_000,
+      unit: 'ms',
+    }),
+    ...serviceUrl(env, 'AALIS_REDIS_URL', settings.redisUrl, 'redisUrl', ['redis:', 'rediss:']),
+    ...serviceUrl(env, 'AALIS_DATABASE_URL', settings.databaseUrl, 'databaseUrl', [
+      'postgres:',
+      'postgresql:',
+    ]),
     logLevel,
     maxToolArgumentChars,
     ...(file?.systemPrompt ? { systemPrompt: file.systemPrompt } : {}),
@@ -273,6 +303,29 @@ interface Entry {
   entry: string;
   /** `AALIS_ALLOWED_ORIGINS`, or `aalis.config.json: allowedOrigins[1]`. */
   label: string;
+}
+
+/** A service's URL from its variable (or the file's setting), checked for its scheme. */
+function serviceUrl<K extends 'redisUrl' | 'databaseUrl'>(
+  env: Env,
+  variable: string,
+  setting: string | undefined,
+  key: K,
+  schemes: string[],
+): Partial<Record<K, string>> {
+  const value = env[variable]?.trim() || setting?.trim();
+  if (!value) return {};
+  let scheme: string | undefined;
+  try {
+    scheme = new URL(value).protocol;
+  } catch {
+    scheme = undefined;
+  }
+  if (!scheme || !schemes.includes(scheme))
+    throw new ConfigError(
+      `${variable}: expected a URL starting ${schemes.map((s) => `${s}//`).join(' or ')}`,
+    );
+  return { [key]: value } as Partial<Record<K, string>>;
 }
 
 function parseOrigins(entries: Entry[]): string[] {

@@ -87,3 +87,8 @@ export {
 export type { HistoryStore, HistoryPage } from './history/store.js';
 export { MemoryHistoryStore } from './history/memory-store.js';
 export { SqliteHistoryStore } from './history/sqlite-store.js';
+export { PostgresHistoryStore } from './history/postgres-store.js';
+export type { ToolExecutionStart } from './history/store.js';
+export { connectRedis, type RedisConnections } from './cluster/redis-connections.js';
+export { RedisSessionCluster, type RedisClusterOptions } from './cluster/redis-cluster.js';
+export type { SessionCluster, ClusterTurn } from './sessions/session-cluster.js';

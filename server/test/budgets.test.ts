@@ -79,7 +79,7 @@ async function until(check: () => boolean, what: string): Promise<void> {
  */
 async function turn(hub: SessionHub, p: ReturnType<typeof peer>, sessionId: string, id = 'c1') {
   const from = p.frames.length;
-  hub.send(p, sessionId, 'hello there', id);
+  await hub.send(p, sessionId, 'hello there', id);
   const outcome = () =>
     p.frames
       .slice(from)
@@ -94,7 +94,7 @@ describe("a visitor's turns per hour", () => {
   test('the next send is refused with quota_exceeded until the hour passes', async () => {
     const { hub, clock } = hubWith({ visitorTurnsPerHour: 2 });
     const p = peer(alice);
-    const session = hub.hello(p, undefined);
+    const session = await hub.hello(p, undefined);
     expect((await turn(hub, p, session)).type).toBe('message');
     expect((await turn(hub, p, session)).type).toBe('message');
 
@@ -112,10 +112,10 @@ describe("a visitor's turns per hour", () => {
 
     // Another tab of the same visitor shares the budget; another visitor has their own.
     const tab = peer(alice);
-    hub.hello(tab, session);
+    await hub.hello(tab, session);
     expect(refusal(await turn(hub, tab, session, 'c4'))?.limit).toBe('visitor_turns');
     const bob = peer({ id: 'user:bob', kind: 'signed' });
-    expect((await turn(hub, bob, hub.hello(bob, undefined))).type).toBe('message');
+    expect((await turn(hub, bob, await hub.hello(bob, undefined))).type).toBe('message');
 
     clock.now += 22 * 60_000;
     expect(refusal(await turn(hub, p, session, 'c5'))?.retryInMs).toBe(60_000);
@@ -129,8 +129,8 @@ describe("a visitor's turns per hour", () => {
     const { hub } = hubWith({ visitorTurnsPerHour: 3, anonTurnsPerHour: 1 });
     const a = peer(anon);
     const s = peer(alice);
-    const anonSession = hub.hello(a, undefined);
-    const signedSession = hub.hello(s, undefined);
+    const anonSession = await hub.hello(a, undefined);
+    const signedSession = await hub.hello(s, undefined);
     expect((await turn(hub, a, anonSession)).type).toBe('message');
     expect(refusal(await turn(hub, a, anonSession, 'c2'))).toMatchObject({
       code: ErrorCode.QuotaExceeded,
@@ -140,13 +140,13 @@ describe("a visitor's turns per hour", () => {
     expect((await turn(hub, s, signedSession, 'c2')).type).toBe('message');
     // An anonymous id equal to a signed one still counts apart.
     const lookalike = peer({ id: alice.id, kind: 'anonymous' });
-    expect((await turn(hub, lookalike, hub.hello(lookalike, undefined))).type).toBe('message');
+    expect((await turn(hub, lookalike, await hub.hello(lookalike, undefined))).type).toBe('message');
   });
 
   test('without identity (no visitor) the per-visitor budgets do not apply', async () => {
     const { hub } = hubWith({ visitorTurnsPerHour: 1, anonTurnsPerHour: 1 });
     const p = peer();
-    const session = hub.hello(p, undefined);
+    const session = await hub.hello(p, undefined);
     for (let i = 0; i < 3; i++) expect((await turn(hub, p, session, `c${i}`)).type).toBe('message');
   });
 });
@@ -174,10 +174,10 @@ describe("a visitor's tokens per day", () => {
       { provider: await upstreamWith(answer) },
     );
     const p = peer(alice);
-    const session = hub.hello(p, undefined);
+    const session = await hub.hello(p, undefined);
     const first = await turn(hub, p, session);
     expect(first.type === 'message' && first.message.usage?.totalTokens).toBe(221);
-    expect(budgets.refusal(alice, () => 0)).toBeUndefined(); // 221 of 400
+    expect(await budgets.refusal(alice, () => 0)).toBeUndefined(); // 221 of 400
     expect((await turn(hub, p, session, 'c2')).type).toBe('message'); // 442: over, after the turn
     const refused = refusal(await turn(hub, p, session, 'c3'));
     expect(refused).toMatchObject({
@@ -197,12 +197,12 @@ describe("a visitor's tokens per day", () => {
       { provider: await upstreamWith(withoutUsage) },
     );
     const p = peer(alice);
-    const done = await turn(hub, p, hub.hello(p, undefined));
+    const done = await turn(hub, p, await hub.hello(p, undefined));
     if (done.type !== 'message') throw new Error(`refused: ${JSON.stringify(done)}`);
     expect(done.message.usage).toBeUndefined();
     const text = done.message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
     expect(text.length).toBeGreaterThan(20);
-    const counted = budgetStore.count('visitor_tokens:signed:user:alice', START - (START % DAY));
+    const counted = await budgetStore.count('visitor_tokens:signed:user:alice', START - (START % DAY));
     expect(counted).toBe(Math.ceil(text.length / 4));
   });
 });
@@ -211,7 +211,7 @@ describe("the server's budgets", () => {
   test('daily tokens: every visitor, and a server without identity, gets overloaded', async () => {
     const { hub, clock } = hubWith({ serverTokensPerDay: 10 });
     const p = peer();
-    const session = hub.hello(p, undefined);
+    const session = await hub.hello(p, undefined);
     expect((await turn(hub, p, session)).type).toBe('message'); // the demo answer is over 40 characters
     const refused = refusal(await turn(hub, p, session, 'c2'));
     expect(refused).toMatchObject({
@@ -221,7 +221,7 @@ describe("the server's budgets", () => {
       clientMessageId: 'c2',
     });
     const b = peer(alice);
-    expect(refusal(await turn(hub, b, hub.hello(b, undefined), 'c3'))?.code).toBe(ErrorCode.Overloaded);
+    expect(refusal(await turn(hub, b, await hub.hello(b, undefined), 'c3'))?.code).toBe(ErrorCode.Overloaded);
     clock.now += DAY;
     expect((await turn(hub, p, session, 'c4')).type).toBe('message');
   });
@@ -239,9 +239,9 @@ describe("the server's budgets", () => {
     };
     const { hub } = hubWith({ maxConcurrentTurns: 2 }, { provider: slow });
     const peers = [peer(), peer(), peer()];
-    const sessions = peers.map((p) => hub.hello(p, undefined));
-    hub.send(peers[0]!, sessions[0]!, 'one', 'a');
-    hub.send(peers[1]!, sessions[1]!, 'two', 'b');
+    const sessions = await Promise.all(peers.map((p) => hub.hello(p, undefined)));
+    await hub.send(peers[0]!, sessions[0]!, 'one', 'a');
+    await hub.send(peers[1]!, sessions[1]!, 'two', 'b');
     expect(hub.runningTurns).toBe(2);
     const refused = refusal(await turn(hub, peers[2]!, sessions[2]!, 'c'));
     expect(refused).toMatchObject({
@@ -253,7 +253,7 @@ describe("the server's budgets", () => {
     await until(() => release.length === 2, 'both turns to reach the model');
     release.shift()!();
     await until(() => hub.runningTurns === 1, 'a turn to end');
-    hub.send(peers[2]!, sessions[2]!, 'three', 'd'); // one ended: room again
+    await hub.send(peers[2]!, sessions[2]!, 'three', 'd'); // one ended: room again
     expect(peers[2]!.frames.at(-1)).toMatchObject({ type: 'user_message', clientMessageId: 'd' });
     await until(() => release.length === 2, 'the new turn to reach the model');
     for (const go of release.splice(0)) go();
@@ -274,32 +274,32 @@ describe('counters survive a restart', () => {
     };
     const before = open();
     const p = peer(alice);
-    const session = before.hub.hello(p, undefined);
+    const session = await before.hub.hello(p, undefined);
     expect((await turn(before.hub, p, session)).type).toBe('message');
-    before.store.close();
+    await before.store.close();
 
     const after = open();
     const again = peer(alice);
-    expect(after.hub.hello(again, session)).toBe(session);
+    expect(await after.hub.hello(again, session)).toBe(session);
     expect(refusal(await turn(after.hub, again, session, 'c2'))?.limit).toBe('visitor_turns');
     const dayStart = START - (START % DAY);
     const counts = new SqliteBudgetStore((after.store as SqliteHistoryStore).database);
-    expect(counts.count('server_tokens:server', dayStart)).toBeGreaterThan(0);
-    after.store.close();
+    expect(await counts.count('server_tokens:server', dayStart)).toBeGreaterThan(0);
+    await after.store.close();
   });
 
-  test('ended windows are pruned, live ones kept', () => {
+  test('ended windows are pruned, live ones kept', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'aalis-budgets-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const history = new SqliteHistoryStore(dir);
     cleanups.push(() => history.close());
     for (const store of [new SqliteBudgetStore(history.database), new MemoryBudgetStore()]) {
-      expect(store.add('k', 0, 2, HOUR)).toBe(2);
-      expect(store.add('k', 0, 3, HOUR)).toBe(5);
-      expect(store.add('k', HOUR, 1, 2 * HOUR)).toBe(1);
-      store.prune(HOUR);
-      expect(store.count('k', 0)).toBe(0);
-      expect(store.count('k', HOUR)).toBe(1);
+      expect(await store.add('k', 0, 2, HOUR)).toBe(2);
+      expect(await store.add('k', 0, 3, HOUR)).toBe(5);
+      expect(await store.add('k', HOUR, 1, 2 * HOUR)).toBe(1);
+      await store.prune(HOUR);
+      expect(await store.count('k', 0)).toBe(0);
+      expect(await store.count('k', HOUR)).toBe(1);
     }
   });
 });

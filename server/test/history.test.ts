@@ -33,36 +33,36 @@ describe.each([
   ['memory', () => new MemoryHistoryStore()],
   ['sqlite', () => new SqliteHistoryStore(tempDir())],
 ])('%s store', (_, make: () => HistoryStore) => {
-  test('turns are stored in order and paged from the newest back', () => {
+  test('turns are stored in order and paged from the newest back', async () => {
     const store = make();
-    expect(store.hasSession('s')).toBe(false);
+    expect(await store.hasSession('s')).toBe(false);
     for (let i = 0; i < 5; i++) {
-      store.beginTurn('s', message(`u${i}`), i);
-      store.endTurn('s', message(`a${i}`, 'assistant'));
+      await store.beginTurn('s', message(`u${i}`), i);
+      await store.endTurn('s', message(`a${i}`, 'assistant'));
     }
-    const last = store.page('s', { limit: 4 });
+    const last = await store.page('s', { limit: 4 });
     expect(last.messages.map((m) => m.id)).toEqual(['u3', 'a3', 'u4', 'a4']);
     expect(last.hasMore).toBe(true);
-    const older = store.page('s', { limit: 4, before: 'u3' });
+    const older = await store.page('s', { limit: 4, before: 'u3' });
     expect(older.messages.map((m) => m.id)).toEqual(['u1', 'a1', 'u2', 'a2']);
-    expect(store.page('s', { limit: 4, before: 'u1' })).toEqual({
+    expect(await store.page('s', { limit: 4, before: 'u1' })).toEqual({
       messages: [message('u0'), message('a0', 'assistant')],
       hasMore: false,
     });
-    expect(store.page('s', { limit: 4, before: 'nope' })).toEqual({ messages: [], hasMore: false });
+    expect(await store.page('s', { limit: 4, before: 'nope' })).toEqual({ messages: [], hasMore: false });
     // The first message stored the session.
-    expect(store.hasSession('s')).toBe(true);
-    expect(store.hasSession('t')).toBe(false);
-    store.close();
+    expect(await store.hasSession('s')).toBe(true);
+    expect(await store.hasSession('t')).toBe(false);
+    await store.close();
   });
 
-  test('a turn whose answer was never stored is marked failed by the next turn, never overwritten', () => {
+  test('a turn whose answer was never stored is marked failed by the next turn, never overwritten', async () => {
     const store = make();
-    store.beginTurn('s', message('u0'), 500);
+    await store.beginTurn('s', message('u0'), 500);
     // The answer could not be stored (a full disk); the server ran on.
-    store.beginTurn('s', message('u1'), 900);
-    store.endTurn('s', message('a1', 'assistant'));
-    const { messages } = store.page('s', { limit: 10 });
+    await store.beginTurn('s', message('u1'), 900);
+    await store.endTurn('s', message('a1', 'assistant'));
+    const { messages } = await store.page('s', { limit: 10 });
     // The server ran on: it was the storing that failed, and the stand-in says so.
     expect(messages.map((m) => [m.role, m.status, m.error?.code])).toEqual([
       ['user', undefined, undefined],
@@ -71,35 +71,35 @@ describe.each([
       ['assistant', undefined, undefined],
     ]);
     expect(messages[1]!.createdAt).toBe(500);
-    expect(store.recoverInterruptedTurns()).toBe(0);
-    store.close();
+    expect(await store.recoverInterruptedTurns()).toBe(0);
+    await store.close();
   });
 
-  test('a turn a crash left running becomes a failed assistant message', () => {
+  test('a turn a crash left running becomes a failed assistant message', async () => {
     const store = make();
-    store.beginTurn('s', message('u0'), 500);
-    expect(store.recoverInterruptedTurns()).toBe(1);
-    expect(store.recoverInterruptedTurns()).toBe(0);
-    const { messages } = store.page('s', { limit: 10 });
+    await store.beginTurn('s', message('u0'), 500);
+    expect(await store.recoverInterruptedTurns()).toBe(1);
+    expect(await store.recoverInterruptedTurns()).toBe(0);
+    const { messages } = await store.page('s', { limit: 10 });
     expect(messages.map((m) => [m.role, m.status])).toEqual([
       ['user', undefined],
       ['assistant', 'error'],
     ]);
     expect(messages[1]!.createdAt).toBe(500);
-    store.close();
+    await store.close();
   });
 });
 
-test('SQLite: a crash mid-turn (the process dies with the turn open) leaves the history consistent on the next start', () => {
+test('SQLite: a crash mid-turn (the process dies with the turn open) leaves the history consistent on the next start', async () => {
   const dir = tempDir();
   const before = new SqliteHistoryStore(dir);
-  before.beginTurn('s', message('u0'), 5);
+  await before.beginTurn('s', message('u0'), 5);
   // No endTurn and no close: as if the process had been killed.
   const after = new SqliteHistoryStore(dir);
-  expect(after.recoverInterruptedTurns()).toBe(1);
-  expect(after.page('s', { limit: 10 }).messages.map((m) => m.role)).toEqual(['user', 'assistant']);
-  after.close();
-  before.close();
+  expect(await after.recoverInterruptedTurns()).toBe(1);
+  expect((await after.page('s', { limit: 10 })).messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+  await after.close();
+  await before.close();
 });
 
 test('a server restart with SQLite keeps the history, and older pages load', async () => {
@@ -118,7 +118,7 @@ test('a server restart with SQLite keeps the history, and older pages load', asy
     await client.turnEnd(from);
   }
   await server.close();
-  server.app.aalis.store.close();
+  await server.app.aalis.store.close();
 
   server = await startServer({ store: new SqliteHistoryStore(dir), sessions: { historyPageSize: 2 } });
   client = await server.connect();
@@ -138,5 +138,5 @@ test('a server restart with SQLite keeps the history, and older pages load', asy
     'second',
     'two',
   ]);
-  server.app.aalis.store.close();
+  await server.app.aalis.store.close();
 });

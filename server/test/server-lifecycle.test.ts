@@ -34,7 +34,7 @@ describe('graceful shutdown', () => {
       error: { code: 'shutting_down', message: 'the server restarted and stopped this answer' },
     };
     expect(client.of('message')[0]?.message).toMatchObject(stopped);
-    const stored = server.app.aalis.store.page(sessionId, { limit: 10 }).messages;
+    const stored = (await server.app.aalis.store.page(sessionId, { limit: 10 })).messages;
     expect(stored.map((m) => [m.role, m.status, m.error?.code])).toEqual([
       ['user', undefined, undefined],
       ['assistant', 'error', 'shutting_down'],

@@ -35,7 +35,7 @@ const readyOf = (p: { frames: ServerFrame[] }) =>
   p.frames.filter((f): f is Extract<ServerFrame, { type: 'ready' }> => f.type === 'ready').at(-1)!;
 
 async function converse(hub: SessionHub, p: ReturnType<typeof peer>, sessionId: string) {
-  hub.send(p, sessionId, 'hello there');
+  await hub.send(p, sessionId, 'hello there');
   for (let i = 0; i < 200 && !p.frames.some((f) => f.type === 'message'); i++)
     await new Promise((r) => setTimeout(r, 10));
 }
@@ -49,27 +49,27 @@ describe('a session belongs to the visitor who made it', () => {
     dirs.push(dir);
     const { hub, store } = hubOn(dir);
     const a = peer(alice);
-    const id = hub.hello(a, undefined);
+    const id = await hub.hello(a, undefined);
     await converse(hub, a, id);
 
     const m = peer(mallory);
-    const foreign = hub.hello(m, id);
+    const foreign = await hub.hello(m, id);
     const stranger = peer(mallory);
-    hub.hello(stranger, 'an-id-nobody-has-0000000');
+    await hub.hello(stranger, 'an-id-nobody-has-0000000');
     expect(foreign).not.toBe(id);
     const shape = (r: ReturnType<typeof readyOf>) => ({ ...r, sessionId: 'x', serverTime: 0 });
     expect(shape(readyOf(m))).toEqual(shape(readyOf(stranger)));
     expect(readyOf(m)).toMatchObject({ resumed: false, messages: [] });
     // An anonymous visitor (or a server without identity) is a stranger too.
-    expect(hub.hello(peer(), id)).not.toBe(id);
-    expect(hub.hello(peer({ id: 'anon:1', kind: 'anonymous' }), id)).not.toBe(id);
+    expect(await hub.hello(peer(), id)).not.toBe(id);
+    expect(await hub.hello(peer({ id: 'anon:1', kind: 'anonymous' }), id)).not.toBe(id);
 
     // Its owner opens it, with the conversation.
     const again = peer(alice);
-    expect(hub.hello(again, id)).toBe(id);
+    expect(await hub.hello(again, id)).toBe(id);
     expect(readyOf(again)).toMatchObject({ resumed: true });
     expect(readyOf(again).messages.map((msg) => msg.role)).toEqual(['user', 'assistant']);
-    store.close();
+    await store.close();
   });
 
   test('the binding survives a restart; sessions made without identity open for their id', async () => {
@@ -77,18 +77,18 @@ describe('a session belongs to the visitor who made it', () => {
     dirs.push(dir);
     const first = hubOn(dir);
     const a = peer(alice);
-    const owned = first.hub.hello(a, undefined);
+    const owned = await first.hub.hello(a, undefined);
     await converse(first.hub, a, owned);
     const anon = peer();
-    const open = first.hub.hello(anon, undefined);
+    const open = await first.hub.hello(anon, undefined);
     await converse(first.hub, anon, open);
-    first.store.close();
+    await first.store.close();
 
     const second = hubOn(dir);
-    expect(second.hub.hello(peer(mallory), owned)).not.toBe(owned);
-    expect(second.hub.hello(peer(alice), owned)).toBe(owned);
-    expect(second.hub.hello(peer(mallory), open)).toBe(open);
-    second.store.close();
+    expect(await second.hub.hello(peer(mallory), owned)).not.toBe(owned);
+    expect(await second.hub.hello(peer(alice), owned)).toBe(owned);
+    expect(await second.hub.hello(peer(mallory), open)).toBe(open);
+    await second.store.close();
   });
 
   test('an anonymous visitor owns its sessions too; another anonymous visitor with the id gets a new one', async () => {
@@ -98,20 +98,20 @@ describe('a session belongs to the visitor who made it', () => {
     const other = { id: 'anon:BBBBBBBBBBBBBBBBBBBBBB', kind: 'anonymous' as const };
     const first = hubOn(dir);
     const a = peer(visitor);
-    const id = first.hub.hello(a, undefined);
+    const id = await first.hub.hello(a, undefined);
     await converse(first.hub, a, id);
-    expect(first.store.ownerOf(id)).toBe(visitor.id);
-    expect(first.hub.hello(peer(other), id)).not.toBe(id);
-    expect(first.hub.hello(peer(alice), id)).not.toBe(id);
-    expect(first.hub.hello(peer(), id)).not.toBe(id);
-    first.store.close();
+    expect(await first.store.ownerOf(id)).toBe(visitor.id);
+    expect(await first.hub.hello(peer(other), id)).not.toBe(id);
+    expect(await first.hub.hello(peer(alice), id)).not.toBe(id);
+    expect(await first.hub.hello(peer(), id)).not.toBe(id);
+    await first.store.close();
 
     const second = hubOn(dir);
-    expect(second.hub.hello(peer(other), id)).not.toBe(id);
+    expect(await second.hub.hello(peer(other), id)).not.toBe(id);
     const back = peer(visitor);
-    expect(second.hub.hello(back, id)).toBe(id);
+    expect(await second.hub.hello(back, id)).toBe(id);
     expect(readyOf(back).messages.map((msg) => msg.role)).toEqual(['user', 'assistant']);
-    second.store.close();
+    await second.store.close();
   });
 
   test('a session stored without an owner (before anonymous visitors had keys) opens for its id', async () => {
@@ -119,18 +119,20 @@ describe('a session belongs to the visitor who made it', () => {
     dirs.push(dir);
     const first = hubOn(dir);
     const before = peer();
-    const id = first.hub.hello(before, undefined);
+    const id = await first.hub.hello(before, undefined);
     await converse(first.hub, before, id);
-    expect(first.store.ownerOf(id)).toBeNull();
-    first.store.close();
+    expect(await first.store.ownerOf(id)).toBeNull();
+    await first.store.close();
 
     const second = hubOn(dir);
-    expect(second.hub.hello(peer({ id: 'anon:AAAAAAAAAAAAAAAAAAAAAA', kind: 'anonymous' }), id)).toBe(id);
-    expect(second.hub.hello(peer(alice), id)).toBe(id);
-    second.store.close();
+    expect(await second.hub.hello(peer({ id: 'anon:AAAAAAAAAAAAAAAAAAAAAA', kind: 'anonymous' }), id)).toBe(
+      id,
+    );
+    expect(await second.hub.hello(peer(alice), id)).toBe(id);
+    await second.store.close();
   });
 
-  test('history stored before sessions had owners opens as before', () => {
+  test('history stored before sessions had owners opens as before', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'aalis-owner-'));
     dirs.push(dir);
     const old = new Database(join(dir, 'aalis.sqlite'));
@@ -138,9 +140,9 @@ describe('a session belongs to the visitor who made it', () => {
     old.prepare('INSERT INTO sessions (id, created_at) VALUES (?, ?)').run('old-session', 1);
     old.close();
     const store = new SqliteHistoryStore(dir);
-    expect(store.ownerOf('old-session')).toBeNull();
-    expect(store.ownerOf('no-such-session')).toBeUndefined();
-    store.close();
+    expect(await store.ownerOf('old-session')).toBeNull();
+    expect(await store.ownerOf('no-such-session')).toBeUndefined();
+    await store.close();
   });
 });
 

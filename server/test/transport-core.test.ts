@@ -108,7 +108,7 @@ describe('the protocol over a plain ws server', () => {
     expect(end.message).toMatchObject({ role: 'assistant', status: 'complete' });
     expect(end.message.parts).toEqual([{ type: 'text', text: streamed }]);
     // What was streamed is what was stored.
-    const stored = server.aalis.store.page(ready.sessionId, { limit: 10 }).messages;
+    const stored = (await server.aalis.store.page(ready.sessionId, { limit: 10 })).messages;
     expect(stored.map((message) => [message.role, message.status ?? null])).toEqual([
       ['user', null],
       ['assistant', 'complete'],
@@ -238,7 +238,7 @@ describe('shutdown', () => {
       status: 'error',
       error: { code: 'shutting_down' },
     });
-    const stored = server.aalis.store.page(sessionId, { limit: 10 }).messages;
+    const stored = (await server.aalis.store.page(sessionId, { limit: 10 })).messages;
     expect(stored.map((message) => [message.role, message.status, message.error?.code])).toEqual([
       ['user', undefined, undefined],
       ['assistant', 'error', 'shutting_down'],

@@ -1,5 +1,5 @@
 /**
- * The script-tag build stays within its budget: 39 KB gzipped (deep-chat's single file
+ * The script-tag build stays within its budget: 40 KB gzipped (deep-chat's single file
  * is 110 KB). Measured on the real build, which `npm test` makes first.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -8,8 +8,10 @@ import { expect, test } from 'vitest';
 
 // 35 KB until the turn status line and the localized words for every error code (issue 11);
 // 36 KB until issue 13's tool approval cards and tool progress bars added about 2 KB;
-// 38 KB until images in MCP tool results (checked types and base64, the notes) added about 0.4 KB.
-const BUDGET = 39 * 1024;
+// 38 KB until images in MCP tool results (checked types and base64, the notes) added about 0.4 KB;
+// 39 KB until several instances (a tool call of unknown outcome, `unavailable`) added about 0.2 KB.
+// Issue 17 caps the file at 40 KB gzipped: this budget cannot rise again.
+const BUDGET = 40 * 1024;
 const file = new URL('../dist/aalis-chat.js', import.meta.url);
 
 test(`dist/aalis-chat.js is at most ${BUDGET} bytes gzipped`, () => {

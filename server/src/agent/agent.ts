@@ -32,6 +32,7 @@ import { capResult } from './cap-result.js';
 import { publicProviderError, type ErrorReporter } from './public-errors.js';
 import { ProgressReporter } from './progress-reporter.js';
 import { parseCall, runTool, type ParsedCall } from './tool-runner.js';
+import { runOnce, type ToolExecutionLog } from './run-once.js';
 import { TurnTrace } from '../observability/tracing.js';
 
 export type ToolExecuteEvent = Omit<ToolExecuteFrame, 'type'>;
@@ -88,6 +89,8 @@ export interface TurnInput {
   workspace: Workspace;
   /** Without one, a call that needs approval is declined: there is no one to ask. */
   approvals?: ApprovalDesk;
+  /** Where tool executions are recorded, so that each runs at most once (run-once.ts). */
+  executions?: ToolExecutionLog;
 }
 
 export interface TurnError {
@@ -281,16 +284,18 @@ export class Agent extends EventEmitter<AgentEvents> {
         ...update,
       }),
     );
+    const execute = () =>
+      runTool(
+        parsed,
+        tools,
+        { sessionId: input.sessionId, workspace: input.workspace, progress: reporter.report },
+        input.signal,
+        toolTimeoutMs,
+        this.#report,
+      );
+    // A call refused before it could run (no such tool, bad arguments) executes nothing to record.
     const outcome = await turn.trace.tool(call).run(
-      () =>
-        runTool(
-          parsed,
-          tools,
-          { sessionId: input.sessionId, workspace: input.workspace, progress: reporter.report },
-          input.signal,
-          toolTimeoutMs,
-          this.#report,
-        ),
+      () => (parsed.refusal ? execute() : runOnce(input.executions, call, execute, this.#report)),
       (ran) => (ran.isError ? 'error' : 'ok'),
     );
     reporter.stop();

@@ -10,6 +10,9 @@ import type { ModelMessage } from '../providers/types.js';
 
 /** What the model is told about a call that never finished (an aborted or failed turn). */
 const UNFINISHED = 'Error: this tool call did not finish (the turn was interrupted).';
+/** What the model is told about a call whose server stopped while it ran (status `unknown`). */
+const MAY_HAVE_COMPLETED =
+  'Unknown outcome: the server stopped while this tool call ran, so it may have completed. It was not run again; check before calling it again.';
 
 export function toModelMessages(messages: readonly ChatMessage[]): ModelMessage[] {
   const out: ModelMessage[] = [];
@@ -68,6 +71,7 @@ const argumentsText = (args: unknown): string =>
   typeof args === 'string' ? args : JSON.stringify(args ?? {});
 
 function resultText(call: Pick<ToolCallPart, 'status' | 'result'>): string {
+  if (call.status === 'unknown') return MAY_HAVE_COMPLETED;
   if (call.status === 'running' || call.result === undefined)
     return call.status === 'done' ? 'null' : UNFINISHED;
   const result = withoutImageData(call.result);

@@ -9,6 +9,10 @@
  * `AALIS_AUTH_SECRET` or `AALIS_AUTH_JWKS_URL`) there is no visitor, and only the
  * server-wide budgets apply. Windows are fixed (fixed-window.ts): turns per clock hour,
  * tokens per UTC day.
+ *
+ * Every method is asynchronous because the counters may live in Redis, shared by every
+ * instance (redis-budget-store.ts), so that a visitor's limits hold whichever instance
+ * their sends reach.
  */
 import { ErrorCode } from '@aalis/protocol';
 import { NO_BUDGETS, type BudgetLimits } from './budget-config.js';
@@ -70,35 +74,44 @@ export class Budgets {
   /**
    * Why a send from `visitor` must be refused now, or undefined when it fits. The
    * visitor's own budgets are checked first: that answer holds however busy the server is.
-   * `runningTurns` is asked only when concurrent turns are limited.
+   * The counters are read together (one round trip's wait on a shared store, not three),
+   * then weighed in that order. `runningTurns` is asked only when concurrent turns are
+   * limited, after the reads, so that it counts the turns running when the answer is given.
    */
-  refusal(visitor: BudgetVisitor | undefined, runningTurns: () => number): BudgetRefusal | undefined {
+  async refusal(
+    visitor: BudgetVisitor | undefined,
+    runningTurns: () => number,
+  ): Promise<BudgetRefusal | undefined> {
     if (!this.active) return undefined;
     const now = this.#now();
-    if (visitor) {
-      const { turns, tokens } = this.#visitorLimits(visitor);
-      const subject = subjectOf(visitor);
-      if (turns && this.#turns.used(subject, now) >= turns) {
-        const retryInMs = this.#turns.window(now).endsInMs;
-        return {
-          code: ErrorCode.QuotaExceeded,
-          limit: 'visitor_turns',
-          retryInMs,
-          message: `you have reached this chat's limit of ${turns} messages per hour: try again in ${wait(retryInMs)}`,
-        };
-      }
-      if (tokens && this.#tokens.used(subject, now) >= tokens) {
-        const retryInMs = this.#tokens.window(now).endsInMs;
-        return {
-          code: ErrorCode.QuotaExceeded,
-          limit: 'visitor_tokens',
-          retryInMs,
-          message: `you have used this chat's daily allowance of answers: try again in ${wait(retryInMs)}`,
-        };
-      }
-    }
+    const { turns, tokens } = visitor ? this.#visitorLimits(visitor) : { turns: 0, tokens: 0 };
+    const subject = visitor ? subjectOf(visitor) : '';
     const { serverTokensPerDay, maxConcurrentTurns } = this.limits;
-    if (serverTokensPerDay && this.#serverTokens.used(SERVER, now) >= serverTokensPerDay) {
+    // A budget that is off is not read: 0 stands in for its count.
+    const [turnsUsed, tokensUsed, serverTokensUsed] = await Promise.all([
+      turns ? this.#turns.used(subject, now) : 0,
+      tokens ? this.#tokens.used(subject, now) : 0,
+      serverTokensPerDay ? this.#serverTokens.used(SERVER, now) : 0,
+    ]);
+    if (turns && turnsUsed >= turns) {
+      const retryInMs = this.#turns.window(now).endsInMs;
+      return {
+        code: ErrorCode.QuotaExceeded,
+        limit: 'visitor_turns',
+        retryInMs,
+        message: `you have reached this chat's limit of ${turns} messages per hour: try again in ${wait(retryInMs)}`,
+      };
+    }
+    if (tokens && tokensUsed >= tokens) {
+      const retryInMs = this.#tokens.window(now).endsInMs;
+      return {
+        code: ErrorCode.QuotaExceeded,
+        limit: 'visitor_tokens',
+        retryInMs,
+        message: `you have used this chat's daily allowance of answers: try again in ${wait(retryInMs)}`,
+      };
+    }
+    if (serverTokensPerDay && serverTokensUsed >= serverTokensPerDay) {
       const retryInMs = this.#serverTokens.window(now).endsInMs;
       return {
         code: ErrorCode.Overloaded,
@@ -118,20 +131,23 @@ export class Budgets {
   }
 
   /** A send was accepted: one turn on the visitor's hourly count. */
-  turnAccepted(visitor: BudgetVisitor | undefined): void {
+  async turnAccepted(visitor: BudgetVisitor | undefined): Promise<void> {
     if (!visitor || !this.#visitorLimits(visitor).turns) return;
     const now = this.#now();
-    this.#turns.add(subjectOf(visitor), 1, now);
-    this.#prune(now);
+    await this.#turns.add(subjectOf(visitor), 1, now);
+    await this.#prune(now);
   }
 
   /** A turn ended having used `tokens`: on the visitor's and the server's daily counts. */
-  turnEnded(visitor: BudgetVisitor | undefined, tokens: number): void {
+  async turnEnded(visitor: BudgetVisitor | undefined, tokens: number): Promise<void> {
     if (!this.active || tokens <= 0) return;
     const now = this.#now();
-    if (visitor && this.#visitorLimits(visitor).tokens) this.#tokens.add(subjectOf(visitor), tokens, now);
-    if (this.limits.serverTokensPerDay) this.#serverTokens.add(SERVER, tokens, now);
-    this.#prune(now);
+    // Two counters of their own: neither waits for the other.
+    await Promise.all([
+      visitor && this.#visitorLimits(visitor).tokens ? this.#tokens.add(subjectOf(visitor), tokens, now) : 0,
+      this.limits.serverTokensPerDay ? this.#serverTokens.add(SERVER, tokens, now) : 0,
+    ]);
+    await this.#prune(now);
   }
 
   #visitorLimits(visitor: BudgetVisitor): { turns: number; tokens: number } {
@@ -141,12 +157,15 @@ export class Budgets {
       : { turns: limits.anonTurnsPerHour, tokens: limits.anonTokensPerDay };
   }
 
-  /** Ended windows are forgotten once an hour, so the store holds only live ones. */
-  #prune(now: number): void {
+  /**
+   * Ended windows are forgotten once an hour, so the store holds only live ones. The hour
+   * is marked before the prune is awaited, so turns ending meanwhile do not prune again.
+   */
+  async #prune(now: number): Promise<void> {
     const hour = Math.floor(now / HOUR_MS);
     if (hour === this.#prunedHour) return;
     this.#prunedHour = hour;
-    this.#store.prune(now);
+    await this.#store.prune(now);
   }
 }
 

@@ -20,12 +20,12 @@ export class FixedWindow {
   }
 
   /** What `subject` counted in the current window. */
-  used(subject: string, now: number): number {
+  used(subject: string, now: number): Promise<number> {
     return this.store.count(this.#key(subject), this.window(now).start);
   }
 
   /** Counts `amount` for `subject` in the current window; returns its new total. */
-  add(subject: string, amount: number, now: number): number {
+  add(subject: string, amount: number, now: number): Promise<number> {
     const { start } = this.window(now);
     return this.store.add(this.#key(subject), start, amount, start + this.windowMs);
   }

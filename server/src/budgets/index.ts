@@ -17,5 +17,6 @@ export {
 export { FixedWindow } from './fixed-window.js';
 export { budgetStoreFor } from './for-history.js';
 export { MemoryBudgetStore } from './memory-budget-store.js';
+export { DEFAULT_BUDGET_KEY_PREFIX, RedisBudgetStore } from './redis-budget-store.js';
 export { SqliteBudgetStore } from './sqlite-budget-store.js';
 export { CHARS_PER_TOKEN, turnTokens } from './turn-tokens.js';

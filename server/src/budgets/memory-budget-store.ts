@@ -1,14 +1,18 @@
-/** Budget counters in memory: for the memory history, and tests. Lost on restart, as that history is. */
+/**
+ * Budget counters in memory: for the memory history, and tests. Lost on restart, as that
+ * history is. Asynchronous only because the store interface is (Redis must be): each call
+ * still does its work before returning.
+ */
 import type { BudgetStore } from './budget-store.js';
 
 export class MemoryBudgetStore implements BudgetStore {
   readonly #counts = new Map<string, { count: number; expiresAt: number }>();
 
-  count(key: string, windowStart: number): number {
+  async count(key: string, windowStart: number): Promise<number> {
     return this.#counts.get(slot(key, windowStart))?.count ?? 0;
   }
 
-  add(key: string, windowStart: number, amount: number, expiresAt: number): number {
+  async add(key: string, windowStart: number, amount: number, expiresAt: number): Promise<number> {
     const id = slot(key, windowStart);
     const row = this.#counts.get(id) ?? { count: 0, expiresAt };
     row.count += amount;
@@ -16,7 +20,7 @@ export class MemoryBudgetStore implements BudgetStore {
     return row.count;
   }
 
-  prune(now: number): void {
+  async prune(now: number): Promise<void> {
     for (const [id, row] of this.#counts) if (row.expiresAt <= now) this.#counts.delete(id);
   }
 }

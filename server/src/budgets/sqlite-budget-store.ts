@@ -2,7 +2,8 @@
  * Budget counters in SQLite, in their own table of the history's database file (the
  * history store lends its connection: `SqliteHistoryStore.database`), so they survive a
  * restart with the conversations. Counting is one UPSERT on the primary key; reading is
- * one lookup on it.
+ * one lookup on it. better-sqlite3 is synchronous: the promises are already settled when
+ * returned, and an error (a locked or full file) comes back as a rejection, not a throw.
  */
 import type Database from 'better-sqlite3';
 import type { BudgetStore } from './budget-store.js';
@@ -37,15 +38,15 @@ export class SqliteBudgetStore implements BudgetStore {
     };
   }
 
-  count(key: string, windowStart: number): number {
+  async count(key: string, windowStart: number): Promise<number> {
     return (this.#statements.count.get(key, windowStart) as number | undefined) ?? 0;
   }
 
-  add(key: string, windowStart: number, amount: number, expiresAt: number): number {
+  async add(key: string, windowStart: number, amount: number, expiresAt: number): Promise<number> {
     return this.#statements.add.get(key, windowStart, amount, expiresAt) as number;
   }
 
-  prune(now: number): void {
+  async prune(now: number): Promise<void> {
     this.#statements.prune.run(now);
   }
 }

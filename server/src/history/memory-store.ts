@@ -1,38 +1,66 @@
-/** History in memory: for tests, and for servers started without a data directory. */
+/**
+ * History in memory: for tests, and for servers started without a data directory. Every
+ * method does its work synchronously before its promise settles, so each one is a single
+ * step no other call can interleave with, as a database transaction would be.
+ */
 import { randomUUID } from 'node:crypto';
 import type { ChatMessage } from '@aalis/protocol';
-import { interruptedTurnMessage, type HistoryPage, type HistoryStore } from './store.js';
+import {
+  interruptedTurnMessage,
+  type HistoryPage,
+  type HistoryStore,
+  type ToolExecutionStart,
+} from './store.js';
+
+interface StoredSession {
+  messages: ChatMessage[];
+  owner: string | null;
+  /** The turn marked as running, under its user message's id. */
+  running?: { turnId: string; since: number };
+  grants: Set<string>;
+  /** Keyed by `executionKey(turnId, callId)`, in the order the calls started. */
+  tools: Map<string, { turnId: string; callId: string; startedAt: number; ended: boolean }>;
+}
 
 export class MemoryHistoryStore implements HistoryStore {
-  readonly #sessions = new Map<
-    string,
-    { messages: ChatMessage[]; owner: string | null; runningSince?: number; grants?: Set<string> }
-  >();
+  readonly #sessions = new Map<string, StoredSession>();
 
-  hasSession(sessionId: string): boolean {
+  async hasSession(sessionId: string): Promise<boolean> {
     return this.#sessions.has(sessionId);
   }
 
-  ownerOf(sessionId: string): string | null | undefined {
+  async ownerOf(sessionId: string): Promise<string | null | undefined> {
     return this.#sessions.get(sessionId)?.owner;
   }
 
-  beginTurn(sessionId: string, userMessage: ChatMessage, now: number, owner: string | null = null): void {
+  async beginTurn(
+    sessionId: string,
+    userMessage: ChatMessage,
+    now: number,
+    owner: string | null = null,
+  ): Promise<void> {
     let session = this.#sessions.get(sessionId);
-    if (!session) this.#sessions.set(sessionId, (session = { messages: [], owner }));
-    if (session.runningSince !== undefined)
-      session.messages.push(interruptedTurnMessage(`msg_${randomUUID()}`, session.runningSince, 'unsaved'));
+    if (!session) {
+      session = { messages: [], owner, grants: new Set(), tools: new Map() };
+      this.#sessions.set(sessionId, session);
+    }
+    // A mark still here means the previous answer could not be stored: resolve it first.
+    if (session.running)
+      session.messages.push(interruptedTurnMessage(`msg_${randomUUID()}`, session.running.since, 'unsaved'));
     session.messages.push(userMessage);
-    session.runningSince = now;
+    session.running = { turnId: userMessage.id, since: now };
   }
 
-  endTurn(sessionId: string, assistantMessage: ChatMessage): void {
-    const session = this.#session(sessionId);
+  async endTurn(sessionId: string, assistantMessage: ChatMessage, turnId?: string): Promise<boolean> {
+    const session = this.#sessions.get(sessionId);
+    if (!session?.running) return false;
+    if (turnId !== undefined && session.running.turnId !== turnId) return false;
     session.messages.push(assistantMessage);
-    delete session.runningSince;
+    delete session.running;
+    return true;
   }
 
-  page(sessionId: string, { limit, before }: { limit: number; before?: string }): HistoryPage {
+  async page(sessionId: string, { limit, before }: { limit: number; before?: string }): Promise<HistoryPage> {
     const messages = this.#sessions.get(sessionId)?.messages ?? [];
     const end = before === undefined ? messages.length : messages.findIndex((m) => m.id === before);
     if (end < 0) return { messages: [], hasMore: false };
@@ -40,31 +68,64 @@ export class MemoryHistoryStore implements HistoryStore {
     return { messages: messages.slice(start, end), hasMore: start > 0 };
   }
 
-  grantedTools(sessionId: string): string[] {
-    return [...(this.#sessions.get(sessionId)?.grants ?? [])];
+  async grantedTools(sessionId: string): Promise<string[]> {
+    // Sorted, as the databases return them.
+    return [...(this.#sessions.get(sessionId)?.grants ?? [])].sort();
   }
 
-  grantTool(sessionId: string, toolName: string): void {
-    const session = this.#session(sessionId);
-    (session.grants ??= new Set()).add(toolName);
+  async grantTool(sessionId: string, toolName: string): Promise<void> {
+    this.#session(sessionId).grants.add(toolName);
   }
 
-  recoverInterruptedTurns(): number {
+  async toolStarting({ sessionId, turnId, callId, at }: ToolExecutionStart): Promise<boolean> {
+    const { tools } = this.#session(sessionId);
+    const key = executionKey(turnId, callId);
+    if (tools.has(key)) return false;
+    tools.set(key, { turnId, callId, startedAt: at, ended: false });
+    return true;
+  }
+
+  async toolEnded(sessionId: string, turnId: string, callId: string): Promise<void> {
+    const execution = this.#sessions.get(sessionId)?.tools.get(executionKey(turnId, callId));
+    if (execution) execution.ended = true;
+  }
+
+  async unfinishedTools(sessionId: string, turnId: string): Promise<string[]> {
+    const tools = [...(this.#sessions.get(sessionId)?.tools.values() ?? [])];
+    return tools
+      .filter((tool) => tool.turnId === turnId && !tool.ended)
+      .sort((a, b) => a.startedAt - b.startedAt || compareText(a.callId, b.callId))
+      .map((tool) => tool.callId);
+  }
+
+  async recoverInterruptedTurns(stillRunning?: (sessionId: string) => Promise<boolean>): Promise<number> {
     let count = 0;
-    for (const session of this.#sessions.values()) {
-      if (session.runningSince === undefined) continue;
-      session.messages.push(interruptedTurnMessage(`msg_${randomUUID()}`, session.runningSince));
-      delete session.runningSince;
+    for (const [sessionId, session] of [...this.#sessions]) {
+      const running = session.running;
+      if (!running || (stillRunning && (await stillRunning(sessionId)))) continue;
+      // The wait above let other calls run: only the very turn seen is resolved.
+      if (session.running !== running) continue;
+      session.messages.push(interruptedTurnMessage(`msg_${randomUUID()}`, running.since));
+      delete session.running;
       count++;
     }
     return count;
   }
 
-  close(): void {}
+  async close(): Promise<void> {}
 
-  #session(sessionId: string) {
+  #session(sessionId: string): StoredSession {
     const session = this.#sessions.get(sessionId);
     if (!session) throw new Error(`unknown session ${sessionId}`);
     return session;
   }
+}
+
+function executionKey(turnId: string, callId: string): string {
+  return JSON.stringify([turnId, callId]);
+}
+
+/** Code-unit order, as the databases' C collation and `ORDER BY` on text compare. */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

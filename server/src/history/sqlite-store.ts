@@ -1,13 +1,20 @@
 /**
  * History in SQLite (better-sqlite3) under a data directory, so a restart keeps every
- * chat. Writes are synchronous and each turn boundary is one transaction.
+ * chat. The work is synchronous inside (one process owns the file) and each turn
+ * boundary is one transaction; the methods return promises only to share the interface
+ * with stores that talk over a network (postgres-store.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ChatMessage } from '@aalis/protocol';
-import { interruptedTurnMessage, type HistoryPage, type HistoryStore } from './store.js';
+import {
+  interruptedTurnMessage,
+  type HistoryPage,
+  type HistoryStore,
+  type ToolExecutionStart,
+} from './store.js';
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS sessions (
@@ -24,20 +31,38 @@ const SCHEMA = `
   CREATE INDEX IF NOT EXISTS messages_by_session ON messages (session_id, seq);
   CREATE TABLE IF NOT EXISTS running_turns (
     session_id TEXT PRIMARY KEY REFERENCES sessions(id),
-    started_at INTEGER NOT NULL
+    started_at INTEGER NOT NULL,
+    turn_id TEXT
   );
   CREATE TABLE IF NOT EXISTS tool_grants (
     session_id TEXT NOT NULL REFERENCES sessions(id),
     tool TEXT NOT NULL,
     PRIMARY KEY (session_id, tool)
   );
+  CREATE TABLE IF NOT EXISTS tool_executions (
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    turn_id TEXT NOT NULL,
+    call_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    ended_at INTEGER,
+    outcome TEXT,
+    PRIMARY KEY (session_id, turn_id, call_id)
+  );
 `;
+
+/** A running mark as stored: `turnId` is null in files from before marks carried one. */
+interface RunningMark {
+  sessionId: string;
+  turnId: string | null;
+  startedAt: number;
+}
 
 export class SqliteHistoryStore implements HistoryStore {
   readonly #db: Database.Database;
   readonly #statements;
 
-  /** Opens (or creates) `aalis.sqlite` in `dataDir`. */
+  /** Opens (or creates) `aalis.sqlite` in `dataDir`, bringing an older file's tables up to date. */
   constructor(dataDir: string) {
     mkdirSync(dataDir, { recursive: true });
     this.#db = new Database(join(dataDir, 'aalis.sqlite'));
@@ -45,7 +70,9 @@ export class SqliteHistoryStore implements HistoryStore {
     this.#db.pragma('synchronous = NORMAL');
     this.#db.pragma('foreign_keys = ON');
     this.#db.exec(SCHEMA);
-    addOwnerColumn(this.#db);
+    // Files from before sessions had owners, and before running marks named their turn.
+    addMissingColumn(this.#db, 'sessions', 'owner', 'TEXT');
+    addMissingColumn(this.#db, 'running_turns', 'turn_id', 'TEXT');
     const db = this.#db;
     this.#statements = {
       createSession: db.prepare('INSERT OR IGNORE INTO sessions (id, created_at, owner) VALUES (?, ?, ?)'),
@@ -54,12 +81,38 @@ export class SqliteHistoryStore implements HistoryStore {
       insertMessage: db.prepare('INSERT OR REPLACE INTO messages (session_id, id, body) VALUES (?, ?, ?)'),
       // Plain INSERT: a mark left by an answer that could not be stored must be resolved
       // (beginTurn does), never silently replaced.
-      markRunning: db.prepare('INSERT INTO running_turns (session_id, started_at) VALUES (?, ?)'),
+      markRunning: db.prepare('INSERT INTO running_turns (session_id, turn_id, started_at) VALUES (?, ?, ?)'),
       runningSince: db.prepare('SELECT started_at FROM running_turns WHERE session_id = ?').pluck(),
-      clearRunning: db.prepare('DELETE FROM running_turns WHERE session_id = ?'),
-      running: db.prepare('SELECT session_id AS sessionId, started_at AS startedAt FROM running_turns'),
+      clearDangling: db.prepare('DELETE FROM running_turns WHERE session_id = ?'),
+      // The fencing of endTurn: the mark goes only when it is the turn's own (a mark without
+      // a turn id, from an older file, is anybody's), and `changes` says whether it went.
+      clearRunning: db.prepare(
+        `DELETE FROM running_turns
+          WHERE session_id = @sessionId AND (@turnId IS NULL OR turn_id IS NULL OR turn_id = @turnId)`,
+      ),
+      // Recovery clears exactly the mark it saw (IS: a NULL turn id equals a NULL one).
+      clearMark: db.prepare('DELETE FROM running_turns WHERE session_id = ? AND turn_id IS ?'),
+      running: db.prepare(
+        'SELECT session_id AS sessionId, turn_id AS turnId, started_at AS startedAt FROM running_turns',
+      ),
       grants: db.prepare('SELECT tool FROM tool_grants WHERE session_id = ? ORDER BY tool').pluck(),
       grant: db.prepare('INSERT OR IGNORE INTO tool_grants (session_id, tool) VALUES (?, ?)'),
+      toolStarting: db.prepare(
+        `INSERT OR IGNORE INTO tool_executions (session_id, turn_id, call_id, name, started_at)
+         VALUES (@sessionId, @turnId, @callId, @name, @at)`,
+      ),
+      // The first ending recorded is the one that happened: a later report changes nothing.
+      toolEnded: db.prepare(
+        `UPDATE tool_executions SET ended_at = ?, outcome = ?
+          WHERE session_id = ? AND turn_id = ? AND call_id = ? AND ended_at IS NULL`,
+      ),
+      unfinishedTools: db
+        .prepare(
+          `SELECT call_id FROM tool_executions
+            WHERE session_id = ? AND turn_id = ? AND ended_at IS NULL
+            ORDER BY started_at, call_id`,
+        )
+        .pluck(),
       latest: db.prepare('SELECT body FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?').pluck(),
       seqOf: db.prepare('SELECT seq FROM messages WHERE session_id = ? AND id = ?').pluck(),
       before: db
@@ -76,44 +129,43 @@ export class SqliteHistoryStore implements HistoryStore {
     return this.#db;
   }
 
-  hasSession(sessionId: string): boolean {
+  async hasSession(sessionId: string): Promise<boolean> {
     return this.#statements.hasSession.get(sessionId) !== undefined;
   }
 
-  ownerOf(sessionId: string): string | null | undefined {
+  async ownerOf(sessionId: string): Promise<string | null | undefined> {
     const row = this.#statements.ownerOf.get(sessionId) as { owner: string | null } | undefined;
     return row === undefined ? undefined : row.owner;
   }
 
-  beginTurn(sessionId: string, userMessage: ChatMessage, now: number, owner: string | null = null): void {
+  async beginTurn(
+    sessionId: string,
+    userMessage: ChatMessage,
+    now: number,
+    owner: string | null = null,
+  ): Promise<void> {
     this.#db.transaction(() => {
       this.#statements.createSession.run(sessionId, now, owner);
       const dangling = this.#statements.runningSince.get(sessionId) as number | undefined;
-      if (dangling !== undefined)
-        this.#endTurn(sessionId, interruptedTurnMessage(`msg_${randomUUID()}`, dangling, 'unsaved'));
-      this.#statements.insertMessage.run(sessionId, userMessage.id, JSON.stringify(userMessage));
-      this.#statements.markRunning.run(sessionId, now);
+      if (dangling !== undefined) {
+        this.#statements.clearDangling.run(sessionId);
+        this.#insertMessage(sessionId, interruptedTurnMessage(`msg_${randomUUID()}`, dangling, 'unsaved'));
+      }
+      this.#insertMessage(sessionId, userMessage);
+      this.#statements.markRunning.run(sessionId, userMessage.id, now);
     })();
   }
 
-  grantedTools(sessionId: string): string[] {
-    return this.#statements.grants.all(sessionId) as string[];
+  async endTurn(sessionId: string, assistantMessage: ChatMessage, turnId?: string): Promise<boolean> {
+    return this.#db.transaction(() => {
+      const { changes } = this.#statements.clearRunning.run({ sessionId, turnId: turnId ?? null });
+      if (changes === 0) return false;
+      this.#insertMessage(sessionId, assistantMessage);
+      return true;
+    })();
   }
 
-  grantTool(sessionId: string, toolName: string): void {
-    this.#statements.grant.run(sessionId, toolName);
-  }
-
-  endTurn(sessionId: string, assistantMessage: ChatMessage): void {
-    this.#db.transaction(() => this.#endTurn(sessionId, assistantMessage))();
-  }
-
-  #endTurn(sessionId: string, assistantMessage: ChatMessage): void {
-    this.#statements.insertMessage.run(sessionId, assistantMessage.id, JSON.stringify(assistantMessage));
-    this.#statements.clearRunning.run(sessionId);
-  }
-
-  page(sessionId: string, { limit, before }: { limit: number; before?: string }): HistoryPage {
+  async page(sessionId: string, { limit, before }: { limit: number; before?: string }): Promise<HistoryPage> {
     let rows: string[];
     if (before === undefined) {
       rows = this.#statements.latest.all(sessionId, limit + 1) as string[];
@@ -130,21 +182,63 @@ export class SqliteHistoryStore implements HistoryStore {
     return { messages, hasMore };
   }
 
-  recoverInterruptedTurns(): number {
-    const running = this.#statements.running.all() as Array<{ sessionId: string; startedAt: number }>;
-    for (const { sessionId, startedAt } of running) {
-      this.endTurn(sessionId, interruptedTurnMessage(`msg_${randomUUID()}`, startedAt));
-    }
-    return running.length;
+  async grantedTools(sessionId: string): Promise<string[]> {
+    return this.#statements.grants.all(sessionId) as string[];
   }
 
-  close(): void {
+  async grantTool(sessionId: string, toolName: string): Promise<void> {
+    this.#statements.grant.run(sessionId, toolName);
+  }
+
+  async toolStarting(execution: ToolExecutionStart): Promise<boolean> {
+    return this.#statements.toolStarting.run(execution).changes === 1;
+  }
+
+  async toolEnded(
+    sessionId: string,
+    turnId: string,
+    callId: string,
+    outcome: 'done' | 'error',
+    at: number,
+  ): Promise<void> {
+    this.#statements.toolEnded.run(at, outcome, sessionId, turnId, callId);
+  }
+
+  async unfinishedTools(sessionId: string, turnId: string): Promise<string[]> {
+    return this.#statements.unfinishedTools.all(sessionId, turnId) as string[];
+  }
+
+  async recoverInterruptedTurns(stillRunning?: (sessionId: string) => Promise<boolean>): Promise<number> {
+    const marks = this.#statements.running.all() as RunningMark[];
+    let count = 0;
+    for (const { sessionId, turnId, startedAt } of marks) {
+      if (stillRunning && (await stillRunning(sessionId))) continue;
+      // The wait above let other calls run: only the very mark seen is resolved, so a turn
+      // that ended (or a newer one that began) in the meantime is left as it is.
+      const resolved = this.#db.transaction(() => {
+        if (this.#statements.clearMark.run(sessionId, turnId).changes === 0) return false;
+        this.#insertMessage(sessionId, interruptedTurnMessage(`msg_${randomUUID()}`, startedAt));
+        return true;
+      })();
+      if (resolved) count++;
+    }
+    return count;
+  }
+
+  async close(): Promise<void> {
     if (this.#db.open) this.#db.close();
+  }
+
+  #insertMessage(sessionId: string, message: ChatMessage): void {
+    this.#statements.insertMessage.run(sessionId, message.id, JSON.stringify(message));
   }
 }
 
-/** Data from before sessions had owners: the column is added, and those sessions have none. */
-function addOwnerColumn(db: Database.Database): void {
-  const columns = db.prepare('PRAGMA table_info(sessions)').all() as Array<{ name: string }>;
-  if (!columns.some((c) => c.name === 'owner')) db.exec('ALTER TABLE sessions ADD COLUMN owner TEXT');
+/**
+ * Brings a table of an older file up to date in place: the column is added, and the rows
+ * from before have it NULL (a session without an owner, a mark without a turn id).
+ */
+function addMissingColumn(db: Database.Database, table: string, column: string, type: string): void {
+  const columns = db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>;
+  if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
 }

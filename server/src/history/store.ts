@@ -19,31 +19,67 @@ export interface HistoryPage {
 
 export interface HistoryStore {
   /** True once the session's first message was stored. */
-  hasSession(sessionId: string): boolean;
+  hasSession(sessionId: string): Promise<boolean>;
   /**
    * The stored session's owner: the signed visitor it belongs to, null when it has none,
    * undefined when there is no such session. One lookup either way (hello asks it for
    * every id, so that another visitor's id and an unknown one cost the same).
    */
-  ownerOf(sessionId: string): string | null | undefined;
+  ownerOf(sessionId: string): Promise<string | null | undefined>;
   /**
-   * Stores the user message (and the session, with its owner, the first time); all or
-   * nothing. A session's owner never changes.
+   * Stores the user message (and the session, with its owner, the first time) and marks
+   * the turn as running under the user message's id (its turn id); all or nothing. A
+   * session's owner never changes.
    */
-  beginTurn(sessionId: string, userMessage: ChatMessage, now: number, owner?: string | null): void;
-  endTurn(sessionId: string, assistantMessage: ChatMessage): void;
+  beginTurn(sessionId: string, userMessage: ChatMessage, now: number, owner?: string | null): Promise<void>;
+  /**
+   * Stores the assistant's final message and clears the running mark, in one step, when
+   * the turn `turnId` (its user message's id) is the one marked running; without
+   * `turnId`, whichever turn is. Returns false, storing nothing, when no such turn is
+   * marked: another instance already ended it (the lease's fencing, cluster/), so a
+   * stale owner can never write a second answer.
+   */
+  endTurn(sessionId: string, assistantMessage: ChatMessage, turnId?: string): Promise<boolean>;
   /** The last `limit` messages, or the last `limit` before the message with id `before`. */
-  page(sessionId: string, options: { limit: number; before?: string }): HistoryPage;
+  page(sessionId: string, options: { limit: number; before?: string }): Promise<HistoryPage>;
   /**
    * The tools the user allowed for the rest of this conversation ("Allow for this
    * conversation"): kept with it, so the server, never the page, enforces the grant.
    */
-  grantedTools(sessionId: string): string[];
+  grantedTools(sessionId: string): Promise<string[]>;
   /** Keeps a grant; the session exists (a turn asked for it). */
-  grantTool(sessionId: string, toolName: string): void;
-  /** Marks turns a crash left running as failed; returns how many there were. */
-  recoverInterruptedTurns(): number;
-  close(): void;
+  grantTool(sessionId: string, toolName: string): Promise<void>;
+  /**
+   * Records that a tool call is about to run, before it runs. False when the call was
+   * recorded before: it ran (or may have run) already, and must not run again.
+   */
+  toolStarting(execution: ToolExecutionStart): Promise<boolean>;
+  /** Records how a recorded call ended. */
+  toolEnded(
+    sessionId: string,
+    turnId: string,
+    callId: string,
+    outcome: 'done' | 'error',
+    at: number,
+  ): Promise<void>;
+  /** The calls of a turn that were recorded as starting and never as ended: they may have completed. */
+  unfinishedTools(sessionId: string, turnId: string): Promise<string[]>;
+  /**
+   * Marks turns a crash left running as failed; returns how many there were. With
+   * `stillRunning`, a turn it says runs on (on another instance, cluster/) is left alone.
+   */
+  recoverInterruptedTurns(stillRunning?: (sessionId: string) => Promise<boolean>): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** A tool call about to run, as the history records it (tools run at most once). */
+export interface ToolExecutionStart {
+  sessionId: string;
+  /** The turn's id: its user message's id. */
+  turnId: string;
+  callId: string;
+  name: string;
+  at: number;
 }
 
 /** Why a turn left marked as running has no answer: found at a start, or at the session's next turn. */

@@ -22,7 +22,7 @@ export class PendingApprovals implements ApprovalDesk {
     private readonly grants: Set<string>,
     private readonly broadcast: (frame: ServerFrame) => void,
     /** Stores a grant; false when it could not (the decision then holds for this call only). */
-    private readonly keepGrant: (toolName: string) => boolean,
+    private readonly keepGrant: (toolName: string) => Promise<boolean>,
     private readonly now: () => number,
   ) {}
 
@@ -61,15 +61,15 @@ export class PendingApprovals implements ApprovalDesk {
       return true;
     }
     const { name, policy } = waiting.request;
-    if (remember === 'session' && policy === 'session') this.#remember(name);
     waiting.settle('approved');
+    if (remember === 'session' && policy === 'session') void this.#remember(name);
     return true;
   }
 
   /** Keeps the grant, and lets every other call of the tool waiting under it through. */
-  #remember(toolName: string): void {
+  async #remember(toolName: string): Promise<void> {
     // Not stored, it would not hold after a restart: so it does not hold now either.
-    if (!this.keepGrant(toolName)) return;
+    if (!(await this.keepGrant(toolName))) return;
     this.grants.add(toolName);
     for (const other of [...this.#waiting.values()]) {
       if (other.request.name === toolName && other.request.policy === 'session') other.settle('approved');

@@ -24,6 +24,7 @@ import type { HistoryPage, HistoryStore } from '../history/store.js';
 import { logErrorWithId } from '../log-error.js';
 import { mayOpen, ownerKey } from './owner.js';
 import { PendingApprovals } from './pending-approvals.js';
+import type { ApprovalDecision, ClusterTurn, SessionCluster } from './session-cluster.js';
 import { Workspaces } from '../tools/workspace.js';
 import { DEFAULT_MAX_PAGE_BYTES, DEFAULT_MAX_TOOL_ARGUMENT_CHARS, DEFAULT_MAX_TURN_CHARS } from './limits.js';
 
@@ -74,6 +75,11 @@ export interface SessionHubOptions {
   onTurnEnded?: (summary: TurnSummary) => void;
   /** What visitors and the server may spend (budgets/budgets.ts); none by default. */
   budgets?: Budgets;
+  /**
+   * Several instances serving the same sessions (session-cluster.ts); without it this
+   * hub is the only one.
+   */
+  cluster?: SessionCluster;
 }
 
 /** A turn that ended, as `onTurnEnded` hears it. No session id: it is the key to a conversation. */
@@ -93,7 +99,11 @@ export interface TurnSummary {
 }
 
 interface RunningTurn {
+  /** The turn's id: its user message's id (the history's running mark, the cluster's lease). */
+  id: string;
   controller: AbortController;
+  /** Its lease when instances share sessions: every frame is published under it. */
+  lease?: ClusterTurn;
   startedAt: number;
   firstChunkAt?: number;
   chars: number;
@@ -115,7 +125,18 @@ interface Session {
   peers: Set<Peer>;
   /** The stream buffer: the running turn as the reducer sees it (history lives in the store). */
   view: ChatView;
+  /** The turn this instance runs. */
   turn?: RunningTurn;
+  /** The id of the turn another instance runs, as its frames say (with a cluster). */
+  remoteTurn?: string | undefined;
+  /** Counts frames that change the history (`user_message`, `message`): a hello's read retries when it moved. */
+  epoch: number;
+  /** Hellos and sends between their first await and their end: the session stays in memory meanwhile. */
+  pending: number;
+  /** A send of this instance is claiming the turn: a second one meanwhile is `busy`. */
+  claiming: boolean;
+  /** Set once the cluster delivers the session's frames to this instance. */
+  followed?: Promise<void>;
 }
 
 /** 128 random bits: a session id is the only key to a conversation, so it must not be guessable. */
@@ -123,7 +144,8 @@ const newSessionId = (): string => randomBytes(16).toString('base64url');
 
 export class SessionHub {
   readonly #sessions = new Map<string, Session>();
-  readonly #options: Required<SessionHubOptions>;
+  readonly #options: Required<Omit<SessionHubOptions, 'cluster'>>;
+  readonly #cluster: SessionCluster | undefined;
   #shuttingDown = false;
 
   constructor(options: SessionHubOptions) {
@@ -140,6 +162,7 @@ export class SessionHub {
       budgets: new Budgets(),
       ...options,
     };
+    this.#cluster = options.cluster;
     const { agent } = this.#options;
     agent.on('outbound:stream', (chunk) => {
       const turn = this.#sessions.get(chunk.sessionId)?.turn;
@@ -170,40 +193,55 @@ export class SessionHub {
 
   /**
    * Binds a peer to the session it asks for, or to a new one when that is unknown, and
-   * sends it `ready` (and `stream_resume` while a turn runs). Returns the session id.
+   * sends it `ready` (and `stream_resume` while a turn runs). Resolves with the session id.
    * Writes nothing: a new session is stored with its first message, so `hello` costs an
-   * abuser no row. Throws when the store cannot be read; the peer is then not bound.
+   * abuser no row. Rejects when the store cannot be read; the peer is then not bound.
    */
-  hello(peer: Peer, requestedId: string | undefined): string {
+  async hello(peer: Peer, requestedId: string | undefined): Promise<string> {
     const { store, now } = this.#options;
     const owner = ownerKey(peer.visitor);
     // Another visitor's session is answered exactly as an unknown one: a new, empty
     // session, after the same store lookup, so ids cannot be probed.
-    const stored = requestedId === undefined ? undefined : store.ownerOf(requestedId);
+    let stored = requestedId === undefined ? undefined : await store.ownerOf(requestedId);
+    // A new session another instance made, with no message yet (a second tab elsewhere).
+    if (stored === undefined && requestedId !== undefined && this.#cluster)
+      stored = await this.#cluster.announcedOwner(requestedId);
     const live = requestedId === undefined ? undefined : this.#sessions.get(requestedId);
     const exists = live !== undefined || stored !== undefined;
     const known = exists && mayOpen(live ? live.owner : stored!, owner);
     const sessionId = known ? requestedId! : newSessionId();
-    const page = known
-      ? this.#bounded(store.page(sessionId, { limit: this.#options.historyPageSize }))
-      : { messages: [], hasMore: false };
     // A stored session keeps its stored owner (null for one made before owners).
     const session = this.#session(sessionId, known && !live ? stored! : owner);
-    session.peers.add(peer);
-    const serverTime = now();
-    this.#deliver(peer, {
-      type: 'ready',
-      sessionId,
-      serverTime,
-      messages: page.messages,
-      resumed: known,
-      hasMore: page.hasMore,
-      // A newly issued anonymous visitor key, for the client to keep.
-      ...(peer.visitor?.anonymousKey ? { anonymousKey: peer.visitor.anonymousKey } : {}),
-    });
-    const resume = snapshot(session.view, serverTime);
-    if (resume) this.#deliver(peer, resume);
-    return sessionId;
+    session.pending++;
+    try {
+      if (!known) await this.#cluster?.announce(sessionId, owner);
+      // Where the session's shared log stands first, then the history: a turn that ends
+      // in between is in both, and a message given twice replaces itself (the reducer).
+      await this.#follow(session);
+      let page: HistoryPage = { messages: [], hasMore: false };
+      for (let epoch = -1; known && epoch !== session.epoch;) {
+        epoch = session.epoch;
+        page = this.#bounded(await store.page(sessionId, { limit: this.#options.historyPageSize }));
+      }
+      session.peers.add(peer);
+      const serverTime = now();
+      this.#deliver(peer, {
+        type: 'ready',
+        sessionId,
+        serverTime,
+        messages: page.messages,
+        resumed: known,
+        hasMore: page.hasMore,
+        // A newly issued anonymous visitor key, for the client to keep.
+        ...(peer.visitor?.anonymousKey ? { anonymousKey: peer.visitor.anonymousKey } : {}),
+      });
+      const resume = snapshot(session.view, serverTime);
+      if (resume) this.#deliver(peer, resume);
+      return sessionId;
+    } finally {
+      session.pending--;
+      this.#forgetIfIdle(session);
+    }
   }
 
   /** The peer's connection ended or moved to another session. */
@@ -218,7 +256,7 @@ export class SessionHub {
    * A user message: starts a turn, unless one runs (then `busy`, to this peer only). A
    * refusal echoes `clientMessageId`, so the client can give the text back to its author.
    */
-  send(peer: Peer, sessionId: string, text: string, clientMessageId?: string): void {
+  async send(peer: Peer, sessionId: string, text: string, clientMessageId?: string): Promise<void> {
     const session = this.#session(sessionId);
     const refuse = (code: string, message: string, errorId?: string, more?: object) =>
       this.#deliver(peer, {
@@ -232,54 +270,117 @@ export class SessionHub {
     if (this.#shuttingDown) {
       return refuse(ErrorCode.ShuttingDown, 'the server is restarting; send again in a moment');
     }
-    if (session.turn) {
-      return refuse(ErrorCode.Busy, 'a turn is still running: wait for it to end, or stop it');
+    const busy = () => refuse(ErrorCode.Busy, 'a turn is still running: wait for it to end, or stop it');
+    if (session.turn || session.claiming) return busy();
+    session.claiming = true;
+    session.pending++;
+    try {
+      await this.#start(session, peer, text, clientMessageId, refuse, busy);
+    } finally {
+      session.claiming = false;
+      session.pending--;
+      this.#forgetIfIdle(session);
     }
+  }
+
+  async #start(
+    session: Session,
+    peer: Peer,
+    text: string,
+    clientMessageId: string | undefined,
+    refuse: (code: string, message: string, errorId?: string, more?: object) => void,
+    busy: () => void,
+  ): Promise<void> {
+    const sessionId = session.id;
     // Budgets: the visitor's turns per hour and tokens per day (`quota_exceeded`), the
     // server's tokens per day and turns at once (`overloaded`), with when to try again.
-    const overBudget = this.#overBudget(peer);
+    const overBudget = await this.#overBudget(peer);
     if (overBudget) {
       const { code, message, ...more } = overBudget;
       return refuse(code, message, undefined, more);
     }
     const { store, now } = this.#options;
+    const turnId = `msg_${randomUUID()}`;
+    const controller = new AbortController();
+    // Set once the turn has its approval desk; a decision cannot come before its request.
+    const desk: { approvals?: PendingApprovals } = {};
+    let lease: ClusterTurn | undefined;
+    if (this.#cluster) {
+      let claimed: ClusterTurn | 'busy';
+      try {
+        // A stop that comes before the turn exists still stops it.
+        claimed = await this.#cluster.claim(sessionId, turnId, {
+          abort: () => controller.abort(),
+          decide: (d) => desk.approvals?.decide(d.callId, d.decision, d.remember),
+        });
+      } catch (error) {
+        const errorId = this.#logError(error, 'claiming the turn failed: the shared state cannot be reached');
+        return refuse(
+          ErrorCode.Unavailable,
+          'the server cannot start an answer right now: send again in a moment',
+          errorId,
+        );
+      }
+      if (claimed === 'busy') return busy();
+      lease = claimed;
+    }
     const startedAt = now();
     const userMessage: ChatMessage = {
-      id: `msg_${randomUUID()}`,
+      id: turnId,
       role: 'user',
       parts: [{ type: 'text', text }],
       createdAt: startedAt,
     };
     try {
-      store.beginTurn(sessionId, userMessage, startedAt, session.owner);
+      await store.beginTurn(sessionId, userMessage, startedAt, session.owner);
     } catch (error) {
+      void lease?.release();
       const errorId = this.#logError(error, 'storing the message failed');
       return refuse(ErrorCode.Storage, 'your message could not be saved: send it again in a moment', errorId);
     }
-    this.#spend(() => this.#options.budgets.turnAccepted(peer.visitor));
+    const approvals = await this.#approvalsFor(sessionId);
+    desk.approvals = approvals;
+    const turn: RunningTurn = {
+      id: turnId,
+      controller,
+      ...(lease ? { lease } : {}),
+      startedAt,
+      chars: 0,
+      argumentChars: new Map(),
+      tools: 0,
+      approvals,
+      visitor: peer.visitor,
+      finished: Promise.resolve(),
+    };
+    session.turn = turn;
+    if (this.#shuttingDown) {
+      turn.stopReason = {
+        code: ErrorCode.ShuttingDown,
+        message: 'the server restarted and stopped this answer',
+      };
+      controller.abort();
+    }
+    await this.#spend(() => this.#options.budgets.turnAccepted(peer.visitor));
     this.#broadcast(sessionId, {
       type: 'user_message',
       sessionId,
       message: userMessage,
       ...(clientMessageId === undefined ? {} : { clientMessageId }),
     });
-    const turn: RunningTurn = {
-      controller: new AbortController(),
-      startedAt,
-      chars: 0,
-      argumentChars: new Map(),
-      tools: 0,
-      approvals: this.#approvalsFor(sessionId),
-      visitor: peer.visitor,
-      finished: Promise.resolve(),
-    };
-    session.turn = turn;
     turn.finished = this.#run(session, turn);
   }
 
-  /** Stops the session's running turn, if any: the model request and its tools are cancelled. */
+  /** Stops the session's running turn, if any (on whichever instance runs it): the model request and its tools are cancelled. */
   abort(sessionId: string): void {
-    this.#sessions.get(sessionId)?.turn?.controller.abort();
+    const session = this.#sessions.get(sessionId);
+    if (session?.turn) return session.turn.controller.abort();
+    if (session?.remoteTurn && this.#cluster) {
+      this.#cluster
+        .requestAbort(sessionId, session.remoteTurn)
+        .catch((error: unknown) =>
+          this.#logError(error, 'passing a stop to the instance running the turn failed'),
+        );
+    }
   }
 
   /**
@@ -288,12 +389,24 @@ export class SessionHub {
    * already has, or soon gets, the outcome as the call's `tool_execute`).
    */
   decide(sessionId: string, callId: string, decision: 'approve' | 'deny', remember?: 'session'): void {
-    this.#sessions.get(sessionId)?.turn?.approvals.decide(callId, decision, remember);
+    const session = this.#sessions.get(sessionId);
+    if (session?.turn) {
+      session.turn.approvals.decide(callId, decision, remember);
+      return;
+    }
+    if (session?.remoteTurn && this.#cluster) {
+      const passed: ApprovalDecision = { callId, decision, ...(remember ? { remember } : {}) };
+      this.#cluster
+        .passDecision(sessionId, passed)
+        .catch((error: unknown) =>
+          this.#logError(error, 'passing a decision to the instance running the turn failed'),
+        );
+    }
   }
 
   /** Older history for one peer. */
-  history(peer: Peer, sessionId: string, before: string, limit: number): void {
-    const page = this.#bounded(this.#options.store.page(sessionId, { limit, before }));
+  async history(peer: Peer, sessionId: string, before: string, limit: number): Promise<void> {
+    const page = this.#bounded(await this.#options.store.page(sessionId, { limit, before }));
     this.#deliver(peer, { type: 'history', sessionId, messages: page.messages, hasMore: page.hasMore });
   }
 
@@ -321,13 +434,18 @@ export class SessionHub {
     let message: ChatMessage;
     let error: TurnError | undefined;
     try {
-      const history = store.page(sessionId, { limit: contextMessages }).messages;
+      const history = (await store.page(sessionId, { limit: contextMessages })).messages;
       ({ message, error } = await agent.runTurn({
         sessionId,
         history,
         signal: turn.controller.signal,
         workspace: workspaces.for(sessionId),
         approvals: turn.approvals,
+        executions: {
+          starting: (callId, name) =>
+            store.toolStarting({ sessionId, turnId: turn.id, callId, name, at: now() }),
+          ended: (callId, outcome) => store.toolEnded(sessionId, turn.id, callId, outcome, now()),
+        },
       }));
     } catch (thrown) {
       // runTurn reports its failures in its result; reaching here is a bug (or the store).
@@ -341,14 +459,24 @@ export class SessionHub {
     // The server stopped it (a cap, shutdown): not the visitor's Stop, and the message says so.
     if (turn.stopReason) error = turn.stopReason;
     if (error) message = { ...message, status: 'error', error };
-    const stored = this.#store(sessionId, message);
+    const stored = await this.#store(sessionId, turn.id, message);
     message = stored.message;
     const { errors } = stored;
-    for (const each of errors) this.#broadcast(sessionId, { type: 'error', sessionId, ...each });
-    this.#broadcast(sessionId, { type: 'message', sessionId, message: withoutArguments(message) });
+    if (stored.lost) {
+      // Another instance presumed this one dead and ended the turn for everyone: its
+      // answer stands, and this one is neither stored nor sent (fencing).
+      logger.error(
+        { sessionId, turnId: turn.id },
+        'another instance ended this turn meanwhile: its answer was dropped',
+      );
+    } else {
+      for (const each of errors) this.#broadcast(sessionId, { type: 'error', sessionId, ...each });
+      this.#broadcast(sessionId, { type: 'message', sessionId, message: withoutArguments(message) });
+    }
     session.turn = undefined;
+    await turn.lease?.release();
     const { tokens } = turnTokens(message.usage, turn.chars);
-    this.#spend(() => this.#options.budgets.turnEnded(turn.visitor, tokens));
+    await this.#spend(() => this.#options.budgets.turnEnded(turn.visitor, tokens));
     const ms = now() - turn.startedAt;
     const firstChunkMs = turn.firstChunkAt === undefined ? null : turn.firstChunkAt - turn.startedAt;
     logger.info(
@@ -388,13 +516,18 @@ export class SessionHub {
    * the truth, and the history still answers the question: a small failed message under
    * the same id takes the answer's place, with the turn's own reason when it had one.
    * When even that fails, the turn stays marked as running in the store, and the next
-   * turn or start marks it failed.
+   * turn or start marks it failed. `lost` when the store refused the answer because the
+   * turn was no longer this instance's (another one ended it).
    */
-  #store(sessionId: string, message: ChatMessage): { message: ChatMessage; errors: TurnError[] } {
+  async #store(
+    sessionId: string,
+    turnId: string,
+    message: ChatMessage,
+  ): Promise<{ message: ChatMessage; errors: TurnError[]; lost?: true }> {
     const { store } = this.#options;
     const own = message.error ? [message.error as TurnError] : [];
     try {
-      store.endTurn(sessionId, message);
+      if (!(await store.endTurn(sessionId, message, turnId))) return { message, errors: own, lost: true };
       return { message, errors: own };
     } catch (thrown) {
       const unsaved: TurnError = {
@@ -408,7 +541,7 @@ export class SessionHub {
       const failed: ChatMessage = { ...message, status: 'error', error: message.error ?? unsaved };
       try {
         const { usage: _usage, ...stub } = failed;
-        store.endTurn(sessionId, { ...stub, parts: [] });
+        await store.endTurn(sessionId, { ...stub, parts: [] }, turnId);
       } catch (again) {
         this.#options.logger.error(
           { err: again, errorId: unsaved.errorId, sessionId },
@@ -417,6 +550,78 @@ export class SessionHub {
       }
       // The visitor keeps what was shown (it may still be copied), marked as not saved.
       return { message: failed, errors: [...own, unsaved] };
+    }
+  }
+
+  /**
+   * The turn `turnId` runs on no instance any more: its owner died mid-turn (cluster).
+   * One instance (the one that wins the lease) ends it for everyone: the answer so far,
+   * as this instance's buffer has it, stored as failed with `interrupted`; a tool call
+   * that started and never ended is kept as "may have completed" and never run again.
+   * When the dead owner had stored its answer after all, that answer is sent instead.
+   */
+  async #endOrphanedTurn(session: Session, turnId: string): Promise<void> {
+    const cluster = this.#cluster;
+    if (!cluster || session.turn || session.remoteTurn !== turnId) return;
+    const { store, now } = this.#options;
+    const sessionId = session.id;
+    let lease: ClusterTurn | 'busy';
+    try {
+      lease = await cluster.claim(sessionId, `orphan:${turnId}`, { abort: () => {}, decide: () => {} });
+    } catch (error) {
+      this.#logError(error, 'ending a turn whose instance died failed: the shared state cannot be reached');
+      return;
+    }
+    if (lease === 'busy') return; // Another instance ends it (or a new turn began).
+    const turn: RunningTurn = {
+      id: turnId,
+      controller: new AbortController(),
+      lease,
+      startedAt: now(),
+      chars: 0,
+      argumentChars: new Map(),
+      tools: 0,
+      approvals: new PendingApprovals(
+        sessionId,
+        new Set(),
+        () => {},
+        () => Promise.resolve(false),
+        now,
+      ),
+      visitor: undefined,
+      finished: Promise.resolve(),
+    };
+    session.turn = turn;
+    try {
+      const unfinished = await store.unfinishedTools(sessionId, turnId);
+      const error = {
+        code: ErrorCode.Interrupted,
+        message: 'the server running this answer stopped before it was finished',
+      };
+      const message: ChatMessage = {
+        ...orphanedAnswer(session.view, now()),
+        status: 'error',
+        error,
+      };
+      if (await store.endTurn(sessionId, message, turnId)) {
+        this.#broadcast(sessionId, { type: 'error', sessionId, ...error });
+        this.#broadcast(sessionId, { type: 'message', sessionId, message });
+      } else {
+        // The owner stored its answer, then died before every tab had it.
+        const last = (await store.page(sessionId, { limit: 1 })).messages[0];
+        if (last?.role === 'assistant')
+          this.#broadcast(sessionId, { type: 'message', sessionId, message: last });
+      }
+      this.#options.logger.info(
+        { sessionId, turnId, toolsMayHaveCompleted: unfinished.length },
+        'ended a turn whose instance died',
+      );
+    } catch (error) {
+      this.#logError(error, 'ending a turn whose instance died failed');
+    } finally {
+      session.turn = undefined;
+      await lease.release();
+      this.#forgetIfIdle(session);
     }
   }
 
@@ -448,9 +653,9 @@ export class SessionHub {
   }
 
   /** Why the budgets refuse this peer's send now; a budget that cannot be read refuses nothing. */
-  #overBudget(peer: Peer) {
+  async #overBudget(peer: Peer) {
     try {
-      return this.#options.budgets.refusal(peer.visitor, () => this.runningTurns);
+      return await this.#options.budgets.refusal(peer.visitor, () => this.runningTurns);
     } catch (error) {
       this.#logError(error, 'reading the budgets failed: the message was let through');
       return undefined;
@@ -458,9 +663,9 @@ export class SessionHub {
   }
 
   /** Counts against the budgets; a count that cannot be stored is logged, never a failed turn. */
-  #spend(count: () => void): void {
+  async #spend(count: () => Promise<void>): Promise<void> {
     try {
-      count();
+      await count();
     } catch (error) {
       this.#logError(error, 'counting against the budgets failed');
     }
@@ -486,23 +691,22 @@ export class SessionHub {
     return { messages: page.messages.slice(start), hasMore: true };
   }
 
-  /** Every peer of the session gets the frame, and the session's buffer takes it in. */
   /**
    * The approval desk of a new turn, with the tools the user allowed for the rest of the
    * conversation. A grant that cannot be read or kept (storage failed) is not assumed: the
    * user is asked again, which is safe.
    */
-  #approvalsFor(sessionId: string): PendingApprovals {
+  async #approvalsFor(sessionId: string): Promise<PendingApprovals> {
     const { store, now } = this.#options;
     let grants: string[] = [];
     try {
-      grants = store.grantedTools(sessionId);
+      grants = await store.grantedTools(sessionId);
     } catch (error) {
       this.#logError(error, 'reading the tool grants failed');
     }
-    const keepGrant = (toolName: string): boolean => {
+    const keepGrant = async (toolName: string): Promise<boolean> => {
       try {
-        store.grantTool(sessionId, toolName);
+        await store.grantTool(sessionId, toolName);
         return true;
       } catch (error) {
         this.#logError(error, 'storing a tool grant failed');
@@ -518,14 +722,61 @@ export class SessionHub {
     );
   }
 
+  /**
+   * Every peer of the session gets the frame, and the session's buffer takes it in; with
+   * a cluster, the turn's lease publishes it for the other instances' peers.
+   */
   #broadcast(sessionId: string, frame: ServerFrame): void {
     const session = this.#sessions.get(sessionId);
     if (!session) return;
+    this.#take(session, frame);
+    session.turn?.lease?.publish(frame, () => snapshot(session.view, this.#options.now()));
+  }
+
+  /** Frames another instance published (cluster): this instance's peers get them, in order. */
+  #takeRemote(session: Session, frames: ServerFrame[]): void {
+    for (const frame of frames) {
+      // A snapshot after Redis was lost: the turn as it stands, unless it is this instance's own.
+      if (frame.type === 'stream_resume' && session.turn) continue;
+      if (frame.type === 'user_message') session.remoteTurn = frame.message.id;
+      if (frame.type === 'message') session.remoteTurn = undefined;
+      this.#take(session, frame);
+    }
+  }
+
+  #take(session: Session, frame: ServerFrame): void {
+    if (frame.type === 'user_message' || frame.type === 'message') session.epoch++;
     const view = reduce(session.view, frame, this.#options.now());
     // History is the store's job: the buffer keeps only the running turn, so it stays small.
     session.view = view.messages.length ? { ...view, messages: [] } : view;
     const text = JSON.stringify(frame);
     for (const peer of session.peers) peer.deliver(frame, text);
+  }
+
+  /**
+   * With a cluster: makes sure the other instances' frames of the session reach this
+   * one, and takes in the turn one of them runs now. Once per session in memory.
+   */
+  #follow(session: Session): Promise<void> {
+    const cluster = this.#cluster;
+    if (!cluster) return Promise.resolve();
+    session.followed ??= cluster
+      .follow(session.id, {
+        frames: (frames) => this.#takeRemote(session, frames),
+        ownerGone: (turnId) => void this.#endOrphanedTurn(session, turnId),
+      })
+      .then(
+        (running) => {
+          // The view has the turn already: its snapshot came as the first frame.
+          if (running && !session.turn) session.remoteTurn = running.turnId;
+        },
+        (error: unknown) => {
+          // The next hello tries again.
+          session.followed = undefined;
+          throw error;
+        },
+      );
+    return session.followed;
   }
 
   #deliver(peer: Peer, frame: ServerFrame): void {
@@ -536,14 +787,25 @@ export class SessionHub {
   #session(sessionId: string, owner: string | null = null): Session {
     let session = this.#sessions.get(sessionId);
     if (!session) {
-      session = { id: sessionId, owner, peers: new Set(), view: { ...emptyView, sessionId } };
+      session = {
+        id: sessionId,
+        owner,
+        peers: new Set(),
+        view: { ...emptyView, sessionId },
+        epoch: 0,
+        pending: 0,
+        claiming: false,
+      };
       this.#sessions.set(sessionId, session);
     }
     return session;
   }
 
   #forgetIfIdle(session: Session): void {
-    if (!session.peers.size && !session.turn) this.#sessions.delete(session.id);
+    if (session.peers.size || session.turn || session.pending) return;
+    if (this.#sessions.get(session.id) !== session) return;
+    this.#sessions.delete(session.id);
+    if (session.followed) this.#cluster?.unfollow(session.id);
   }
 
   #logError(error: unknown, what: string): string {
@@ -566,4 +828,18 @@ function withoutArguments(message: ChatMessage): ChatMessage {
       return rest;
     }),
   };
+}
+
+/**
+ * The answer of a turn whose instance died, as far as the buffer has it: a tool call that
+ * was still running may have completed (its instance died after starting it), so it is
+ * marked as such, and never run again.
+ */
+function orphanedAnswer(view: ChatView, now: number): ChatMessage {
+  const parts = (view.turn?.parts ?? []).map((part) =>
+    part.type === 'tool_call' && part.status === 'running'
+      ? { ...part, status: 'unknown' as const, endedAt: now }
+      : part,
+  );
+  return { id: `msg_${randomUUID()}`, role: 'assistant', parts, createdAt: now };
 }

@@ -14,6 +14,7 @@ import { reportingErrors, type ErrorListener, type Logger } from '../log-error.j
 import type { ApprovalRules } from '../agent/approval-policy.js';
 import type { ChatProvider } from '../providers/types.js';
 import { SessionHub, type SessionHubOptions } from '../sessions/session-hub.js';
+import type { SessionCluster } from '../sessions/session-cluster.js';
 import { builtinTools } from '../tools/builtin/index.js';
 import { ToolRegistry, type ToolDefinition } from '../tools/define-tool.js';
 import type { McpServersConfig } from '../tools/mcp/config.js';
@@ -60,8 +61,13 @@ export interface ChatServicesOptions {
    * identity (`auth`): without it there is no visitor to count for.
    */
   budgets?: Partial<BudgetLimits>;
-  /** Where the budgets count: beside a SQLite history by default, else in memory. */
+  /** Where the budgets count: beside a SQLite history by default, else in memory (Redis with `cluster`). */
   budgetStore?: BudgetStore;
+  /**
+   * Live sessions shared with other instances (cluster/redis-cluster.ts); without it this
+   * server is the only one. Closed with the server.
+   */
+  cluster?: SessionCluster;
 }
 
 export interface ChatServices {
@@ -77,13 +83,25 @@ export interface ChatServices {
   mcp?: McpToolSource;
   /** Prometheus metrics on a registry of this server's own (`GET /metrics` serves them). */
   metrics: ServerMetrics;
+  /**
+   * Settles once the turns the last shutdown left running are marked failed (those that
+   * run on another instance are left alone); never rejects (a failure is logged).
+   */
+  recovered: Promise<void>;
 }
 
 export function createChatServices(options: ChatServicesOptions, logger: Logger): ChatServices {
   const store = options.store ?? new MemoryHistoryStore();
-  const recovered = store.recoverInterruptedTurns();
-  if (recovered)
-    logger.warn({ turns: recovered }, 'turns interrupted by the last shutdown were marked failed');
+  const { cluster } = options;
+  const recovered = store
+    .recoverInterruptedTurns(cluster ? (sessionId) => cluster.isRunning(sessionId) : undefined)
+    .then(
+      (turns) => {
+        if (turns) logger.warn({ turns }, 'turns interrupted by the last shutdown were marked failed');
+      },
+      (error: unknown) =>
+        logger.error({ err: error }, 'marking the turns the last shutdown interrupted failed'),
+    );
 
   const tools = new ToolRegistry(options.tools ?? builtinTools());
   // Metrics listen to what exists: errors logged under an id, the agent's events, the hub's turns.
@@ -121,6 +139,7 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
     logger: log,
     ...options.sessions,
     ...(budgets ? { budgets } : {}),
+    ...(cluster ? { cluster } : {}),
     onTurnEnded: (summary) => {
       metrics.turnEnded(summary);
       options.sessions?.onTurnEnded?.(summary);
@@ -128,7 +147,7 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
   });
   metrics.observeAgent(agent);
   metrics.observeHub(hub);
-  return { store, agent, hub, tools, metrics, ...(mcp ? { mcp } : {}) };
+  return { store, agent, hub, tools, metrics, recovered, ...(mcp ? { mcp } : {}) };
 }
 
 /** The budgets the options ask for, counting in the store that goes with the history; none when every limit is 0. */

@@ -71,9 +71,6 @@ const reason = (text: string): string =>
     .toString('utf8')
     .replace(/\uFFFD+$/, '');
 
-/** Frames held while a hello's token is checked; more close the socket (a client floods). */
-const MAX_QUEUED_FRAMES = 64;
-
 /** A text frame's content, in whichever form the transport delivered it. */
 function frameText(data: string | Buffer | ArrayBuffer | Buffer[]): string {
   if (typeof data === 'string') return data;
@@ -147,7 +144,8 @@ export class ClientConnection implements Peer {
     if (!this.#frames.take().ok) return this.close(CloseCode.PolicyViolation, 'too many frames');
     const text = frameText(data);
     if (this.#queue) {
-      if (this.#queue.length >= MAX_QUEUED_FRAMES)
+      // Frames held while a hello or a send waits: at most what the frame rate allows.
+      if (this.#queue.length >= this.options.frameRate.max)
         return this.close(CloseCode.PolicyViolation, 'too many frames');
       this.#queue.push(text);
       return;
@@ -202,7 +200,8 @@ export class ClientConnection implements Peer {
     this.socket.close(code, why);
   }
 
-  #handle(frame: ClientFrame): void {
+  /** Handles one frame; a promise when it waits for the store or the cluster (frames after it wait too). */
+  #handle(frame: ClientFrame): void | Promise<void> {
     switch (frame.type) {
       case 'hello': {
         if (this.options.auth) return this.#identify(this.options.auth, frame);
@@ -234,7 +233,7 @@ export class ClientConnection implements Peer {
   }
 
   /** A hello that passed its checks: (re)binds the connection to the session it asks for. */
-  #bind(frame: HelloFrame): void {
+  async #bind(frame: HelloFrame): Promise<void> {
     const allowed = this.#hellos.take();
     if (!allowed.ok) {
       // Bound where it was: only a connection's first hello can get here unbound,
@@ -248,7 +247,10 @@ export class ClientConnection implements Peer {
     if (this.#sessionId !== undefined) this.hub.leave(this, this.#sessionId);
     this.#sessionId = undefined;
     try {
-      this.#sessionId = this.hub.hello(this, frame.sessionId);
+      const sessionId = await this.hub.hello(this, frame.sessionId);
+      // The socket closed while the session was opened: it must not stay bound.
+      if (this.#ended) return this.hub.leave(this, sessionId);
+      this.#sessionId = sessionId;
     } catch (error) {
       // The store cannot be read (a broken disk): say so, and close with a code that
       // tells the client to come back, rather than leave it open and unbound.
@@ -291,8 +293,7 @@ export class ClientConnection implements Peer {
         // A hello without a valid key stays the anonymous visitor the connection already is.
         this.#visitor =
           visitor.anonymousKey !== undefined && this.#visitor?.kind === 'anonymous' ? this.#visitor : visitor;
-        this.#safely(() => this.#bind(frame));
-        this.#drain();
+        if (!this.#safely(() => this.#bind(frame))) this.#drain();
       },
       (error: unknown) => {
         logErrorWithId(this.log, error, 'visitor check failed', { connection: this.id });
@@ -314,14 +315,29 @@ export class ClientConnection implements Peer {
     }
   }
 
-  /** Runs a frame's handling; an exception is logged and told to the client by its id. */
-  #safely(handle: () => void): void {
-    try {
-      handle();
-    } catch (error) {
+  /**
+   * Runs a frame's handling; an exception is logged and told to the client by its id.
+   * Handling that waits (the store, the cluster) holds the frames after it, in order,
+   * until it is done: true then.
+   */
+  #safely(handle: () => void | Promise<void>): boolean {
+    const failed = (error: unknown) => {
       const errorId = logErrorWithId(this.log, error, 'frame handling failed', { connection: this.id });
       this.#error(ErrorCode.Internal, 'internal error', { errorId });
+    };
+    let pending: void | Promise<void>;
+    try {
+      pending = handle();
+    } catch (error) {
+      failed(error);
+      return false;
     }
+    if (!pending) return false;
+    this.#queue ??= [];
+    pending.catch(failed).finally(() => {
+      if (!this.#closed) this.#drain();
+    });
+    return true;
   }
 
   #tokenMatches(token: string | undefined): boolean {

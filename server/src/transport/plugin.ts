@@ -57,7 +57,8 @@ export const HEALTH_PATH = '/healthz';
 export const METRICS_PATH = '/metrics';
 
 const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: FastifyInstance, options) => {
-  const { store, agent, hub, mcp, metrics } = createChatServices(options, app.log);
+  const { store, agent, hub, mcp, metrics, recovered } = createChatServices(options, app.log);
+  await recovered;
   const widget = new WidgetFile(options.widgetFile ?? defaultWidgetFile());
   app.decorate('aalis', { hub, agent, store, widget });
 

@@ -34,12 +34,12 @@ test('a hundred hellos on one socket: rate limited after ten, and not one sessio
   expect(limited).toHaveLength(90);
   // When to try again, for the widget to say in the visitor's language.
   expect(limited[0]!.retryInMs).toBeGreaterThan(59_000);
-  for (const ready of readies) expect(store.hasSession(ready.sessionId)).toBe(false);
+  for (const ready of readies) expect(await store.hasSession(ready.sessionId)).toBe(false);
   // Still bound to the last session it got, and it works.
   client.send({ type: 'send', text: 'hello' });
   expect((await client.turnEnd()).message.status).toBe('complete');
-  expect(store.hasSession(readies.at(-1)!.sessionId)).toBe(true);
-  store.close();
+  expect(await store.hasSession(readies.at(-1)!.sessionId)).toBe(true);
+  await store.close();
 });
 
 test('a hello the store cannot answer gets error storage and close 1013 (come back), not an unbound socket', async () => {

@@ -38,10 +38,12 @@ const bigAnswer = () => ({ body: textAnswer('x'.repeat(400_000)), pieces: 40, de
 const small = (text: string) => ({ body: textAnswer(text) });
 
 /** Roles and statuses of the stored history, the way a reload would show it. */
-const history = (harness: Harness, sessionId: string) =>
-  harness.app.aalis.store
-    .page(sessionId, { limit: 50 })
-    .messages.map((m) => [m.role, m.status ?? null, m.error?.code ?? null]);
+const history = async (harness: Harness, sessionId: string) =>
+  (await harness.app.aalis.store.page(sessionId, { limit: 50 })).messages.map((m) => [
+    m.role,
+    m.status ?? null,
+    m.error?.code ?? null,
+  ]);
 
 /** One turn; `onStored` runs once the question is stored, while the answer streams. */
 async function turn(client: TestClient, text: string, onStored?: () => void) {
@@ -79,7 +81,7 @@ describe('an answer the disk has no room for', () => {
     expect(frames.some((f) => f.type === 'message' && f.message.status === 'complete')).toBe(false);
     // What was shown stays on screen, marked; the history has the answer's failed stand-in.
     expect(client.view.messages.at(-1)).toMatchObject({ id: end.message.id, status: 'error' });
-    expect(history(server!, sessionId)).toEqual([
+    expect(await history(server!, sessionId)).toEqual([
       ['user', null, null],
       ['assistant', 'error', 'storage'],
     ]);
@@ -87,7 +89,7 @@ describe('an answer the disk has no room for', () => {
     disk!.free();
     const next = await turn(client, 'in short?');
     expect(next.end.message.status).toBe('complete');
-    expect(history(server!, sessionId)).toEqual([
+    expect(await history(server!, sessionId)).toEqual([
       ['user', null, null],
       ['assistant', 'error', 'storage'],
       ['user', null, null],
@@ -99,18 +101,18 @@ describe('an answer the disk has no room for', () => {
     const { client, sessionId } = await freshServer([bigAnswer(), small('Back again.')]);
     const { end } = await turn(client, 'tell me everything', () => disk!.fill());
     expect(end.message).toMatchObject({ status: 'error', error: { code: 'storage' } });
-    expect(history(server!, sessionId)).toEqual([['user', null, null]]);
+    expect(await history(server!, sessionId)).toEqual([['user', null, null]]);
 
     disk!.free();
     expect((await turn(client, 'still there?')).end.message.status).toBe('complete');
-    expect(history(server!, sessionId)).toEqual([
+    expect(await history(server!, sessionId)).toEqual([
       ['user', null, null],
       ['assistant', 'error', 'storage'],
       ['user', null, null],
       ['assistant', 'complete', null],
     ]);
     // Nothing is left for a restart to find.
-    expect(server!.app.aalis.store.recoverInterruptedTurns()).toBe(0);
+    expect(await server!.app.aalis.store.recoverInterruptedTurns()).toBe(0);
   });
 
   test('with no room even for the failed stand-in, a restart marks it failed', async () => {
@@ -121,7 +123,7 @@ describe('an answer the disk has no room for', () => {
     server!.app.aalis.store.close();
 
     server = await startServer({ store: new SqliteHistoryStore(dataDir) });
-    expect(history(server, sessionId)).toEqual([
+    expect(await history(server, sessionId)).toEqual([
       ['user', null, null],
       ['assistant', 'error', 'interrupted'],
     ]);
@@ -146,11 +148,11 @@ describe('a question the disk has no room for', () => {
     // Echoed, so the widget gives the text back to the composer: nothing typed is lost.
     expect(refused).toMatchObject({ code: 'storage', errorId: expect.any(String), clientMessageId: 'c-1' });
     expect(client.of('user_message')).toEqual([]);
-    expect(server.app.aalis.store.hasSession(ready.sessionId)).toBe(false);
+    expect(await server.app.aalis.store.hasSession(ready.sessionId)).toBe(false);
 
     disk!.free();
     expect((await turn(client, 'hello?')).end.message.status).toBe('complete');
-    expect(history(server, ready.sessionId)).toEqual([
+    expect(await history(server, ready.sessionId)).toEqual([
       ['user', null, null],
       ['assistant', 'complete', null],
     ]);

@@ -17,6 +17,11 @@ export interface Strings {
   toolRunning: string;
   toolDone: string;
   toolError: string;
+  /**
+   * A call of unknown outcome: the server running it stopped while it ran, so it may
+   * have completed (neither done nor failed).
+   */
+  toolUnknown: string;
   toolArguments: string;
   toolResult: string;
   toolErrorLabel: string;
@@ -93,6 +98,7 @@ const en: Strings = {
   toolRunning: 'running',
   toolDone: 'done',
   toolError: 'failed',
+  toolUnknown: 'may have completed',
   toolArguments: 'Arguments',
   toolResult: 'Result',
   toolErrorLabel: 'Error',
@@ -141,6 +147,7 @@ const en: Strings = {
     max_rounds: 'Too many tool steps: this answer was stopped.',
     storage: 'The server could not save this message.',
     interrupted: 'The server stopped before this answer was finished.',
+    unavailable: 'The assistant cannot start an answer right now: send again in a moment.',
     shutting_down: 'The server restarted and stopped this answer.',
     internal: 'Something went wrong on the server.',
     quota_exceeded: "You have reached this chat's limit.",
@@ -169,6 +176,7 @@ const zhCN: Strings = {
   toolRunning: '运行中',
   toolDone: '完成',
   toolError: '失败',
+  toolUnknown: '可能已完成',
   toolArguments: '参数',
   toolResult: '结果',
   toolErrorLabel: '错误',
@@ -217,6 +225,7 @@ const zhCN: Strings = {
     max_rounds: '工具步骤过多，回答已被停止。',
     storage: '服务器无法保存这条消息。',
     interrupted: '服务器在回答完成前停止了。',
+    unavailable: '助手暂时无法开始回答：请稍后再发送。',
     shutting_down: '服务器已重启，这条回答被中止。',
     internal: '服务器出了点问题。',
     quota_exceeded: '您已达到本聊天的使用上限。',

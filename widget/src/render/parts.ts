@@ -61,7 +61,9 @@ function renderReasoning(text: string, live: boolean, context: PartContext): Tem
 
 function renderToolCall(part: ToolCallPart, { strings }: PartContext): TemplateResult {
   const { status, declined, progress } = part;
-  // A declined call never ran: it says so, not that it failed, and has no duration.
+  // A declined call never ran: it says so, not that it failed, and has no duration. An
+  // `unknown` one may have run (its server died meanwhile): neither done nor failed, in
+  // the warning colour, so the visitor checks before asking for it again.
   const statusText = declined
     ? declined === 'user'
       ? strings.toolDeclined
@@ -70,9 +72,14 @@ function renderToolCall(part: ToolCallPart, { strings }: PartContext): TemplateR
       ? strings.toolRunning
       : status === 'done'
         ? strings.toolDone
-        : strings.toolError;
+        : status === 'unknown'
+          ? strings.toolUnknown
+          : strings.toolError;
+  // An unknown call's `endedAt` is when another server gave up on it, not when it ended.
   const duration =
-    part.endedAt === undefined || declined ? nothing : html` · ${seconds(part.endedAt - part.startedAt)}`;
+    part.endedAt === undefined || declined || status === 'unknown'
+      ? nothing
+      : html` · ${seconds(part.endedAt - part.startedAt)}`;
   return html`<details
     class="tool-call-block"
     part="tool-call-block"

@@ -157,6 +157,13 @@ export const chatStyles = [
     .tool-call-block[data-declined] .tool-status {
       color: var(--_muted);
     }
+    .tool-call-block[data-status='unknown'] {
+      border-style: dashed;
+      border-color: var(--_warning);
+    }
+    .tool-call-block[data-status='unknown'] .tool-status {
+      color: var(--_warning);
+    }
     .tool-progress {
       flex-basis: 100%;
       display: flex;

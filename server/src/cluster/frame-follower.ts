@@ -1,0 +1,215 @@
+/**
+ * Reads the frames other instances publish, for every session this instance has
+ * connections on: one blocking `XREAD` over all their streams on a connection of its own,
+ * restarted (`CLIENT UNBLOCK`) when the set of sessions changes. Entries are handed over
+ * per session, in stream order; entries this instance wrote itself are skipped (it
+ * delivered them when it made them) but still move the session's position, so that a
+ * claim can wait until everything before it was delivered (`caughtUp`).
+ *
+ * After Redis was unreachable, every session is read again from its resume point: frames
+ * written meanwhile may be gone, and a `stream_resume` gives the connections the turn as
+ * it stands.
+ */
+import type { ServerFrame, StreamResumeFrame } from '@aalis/protocol';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../log-error.js';
+import { sessionKeys, sessionOfFramesKey } from './keys.js';
+import type { ScriptedRedis } from './scripts.js';
+import { compareStreamIds } from './stream-ids.js';
+
+export interface FollowedSession {
+  /** Frames of other instances, in order. */
+  frames(frames: ServerFrame[]): void;
+  /** Stream entries read, own ones included: a user message of this instance ends watching its turn. */
+  position: string;
+  /** The id of the turn another instance runs, as the log says (for the dead-owner watch). */
+  remoteTurn: string | undefined;
+  /** Position waits of claims. */
+  waiters: Array<{ id: string; resolve: () => void }>;
+}
+
+/** Where a newly followed session starts: its running turn's snapshot, or the log's end. */
+export interface ResumePoint {
+  /** The entry reading starts after: the snapshot's, or the log's last. */
+  position: string;
+  /** The log's last entry now: reading up to it brings the session up to date. */
+  end: string;
+  turn?: { turnId: string; resume: StreamResumeFrame };
+}
+
+export class FrameFollower {
+  readonly #sessions = new Map<string, FollowedSession>();
+  #blockedClientId: number | undefined;
+  #wake: (() => void) | undefined;
+  #unblockScheduled = false;
+  #resyncDue = false;
+  #closed = false;
+  readonly #done: Promise<void>;
+
+  constructor(
+    private readonly command: ScriptedRedis,
+    private readonly blocking: Redis,
+    private readonly options: { prefix: string; instanceId: string; logger: Logger; blockMs?: number },
+  ) {
+    this.#done = this.#loop();
+  }
+
+  /** Reads where a session's log stands (its running turn, or its end). */
+  async resumePoint(sessionId: string): Promise<ResumePoint> {
+    const keys = sessionKeys(this.options.prefix, sessionId);
+    const [end, position, frame, turnId] = await this.command.aalisResumePoint(keys.snapshot, keys.frames);
+    if (!position || !frame || !turnId) return { position: end, end };
+    return { position, end, turn: { turnId, resume: JSON.parse(frame) as StreamResumeFrame } };
+  }
+
+  add(sessionId: string, point: ResumePoint, frames: (frames: ServerFrame[]) => void): void {
+    this.#sessions.set(sessionId, {
+      frames,
+      position: point.position,
+      remoteTurn: point.turn?.turnId,
+      waiters: [],
+    });
+    this.#restartRead();
+  }
+
+  remove(sessionId: string): void {
+    const session = this.#sessions.get(sessionId);
+    if (!session) return;
+    this.#sessions.delete(sessionId);
+    for (const waiter of session.waiters) waiter.resolve();
+    this.#restartRead();
+  }
+
+  get(sessionId: string): FollowedSession | undefined {
+    return this.#sessions.get(sessionId);
+  }
+
+  /** The sessions whose turn another instance runs, with its id. */
+  *remoteTurns(): Generator<[string, string]> {
+    for (const [sessionId, session] of this.#sessions)
+      if (session.remoteTurn) yield [sessionId, session.remoteTurn];
+  }
+
+  /**
+   * Resolves once the session's entries up to `id` were read and handed over (or after
+   * `timeoutMs`: a claim must not hang on a stuck read; it is logged).
+   */
+  caughtUp(sessionId: string, id: string, timeoutMs = 2_000): Promise<void> {
+    const session = this.#sessions.get(sessionId);
+    if (!session || compareStreamIds(session.position, id) >= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.options.logger.warn({ sessionId, id }, 'the shared log was not read up to a claim in time');
+        resolve();
+      }, timeoutMs);
+      session.waiters.push({
+        id,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#wake?.();
+    this.blocking.disconnect();
+    await this.#done;
+  }
+
+  /** Ends the current blocking read, once per tick however many sessions came or went. */
+  #restartRead(): void {
+    this.#wake?.();
+    if (this.#unblockScheduled || this.#blockedClientId === undefined) return;
+    this.#unblockScheduled = true;
+    setImmediate(() => {
+      this.#unblockScheduled = false;
+      if (this.#blockedClientId === undefined) return;
+      this.command.client('UNBLOCK', this.#blockedClientId).catch(() => {});
+    });
+  }
+
+  async #loop(): Promise<void> {
+    const { prefix, logger, blockMs = 5_000 } = this.options;
+    while (!this.#closed) {
+      if (!this.#sessions.size) {
+        await new Promise<void>((resolve) => (this.#wake = resolve));
+        this.#wake = undefined;
+        continue;
+      }
+      try {
+        if (this.#resyncDue) await this.#resync();
+        const keys = [...this.#sessions.keys()].map((id) => sessionKeys(prefix, id).frames);
+        const positions = [...this.#sessions.values()].map((s) => s.position);
+        this.#blockedClientId ??= (await this.blocking.client('ID')) as number;
+        const read = await this.blocking.xread(
+          'COUNT',
+          1000,
+          'BLOCK',
+          blockMs,
+          'STREAMS',
+          ...keys,
+          ...positions,
+        );
+        for (const [key, entries] of read ?? []) this.#take(sessionOfFramesKey(prefix, key), entries);
+      } catch (error) {
+        if (this.#closed) break;
+        // Lost Redis (or the connection): its id changes with the new connection, and
+        // what was written meanwhile is read again from each session's resume point.
+        this.#blockedClientId = undefined;
+        if (!this.#resyncDue)
+          logger.warn({ err: (error as Error).message }, 'reading the shared frames failed: retrying');
+        this.#resyncDue = true;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }
+
+  #take(sessionId: string, entries: Array<[string, string[]]>): void {
+    const session = this.#sessions.get(sessionId);
+    if (!session) return;
+    const frames: ServerFrame[] = [];
+    for (const [id, fields] of entries) {
+      session.position = id;
+      const origin = fieldOf(fields, 'o');
+      const frame = JSON.parse(fieldOf(fields, 'f') ?? 'null') as ServerFrame | null;
+      if (!frame) continue;
+      if (frame.type === 'user_message')
+        session.remoteTurn = origin === this.options.instanceId ? undefined : frame.message.id;
+      if (frame.type === 'message') session.remoteTurn = undefined;
+      if (origin !== this.options.instanceId) frames.push(frame);
+    }
+    if (frames.length) session.frames(frames);
+    session.waiters = session.waiters.filter((waiter) => {
+      if (compareStreamIds(session.position, waiter.id) < 0) return true;
+      waiter.resolve();
+      return false;
+    });
+  }
+
+  /** After an outage: each session from its resume point; a running turn's snapshot goes to its connections. */
+  async #resync(): Promise<void> {
+    for (const [sessionId, session] of this.#sessions) {
+      const point = await this.resumePoint(sessionId);
+      session.position = point.position;
+      if (point.turn) {
+        session.remoteTurn = point.turn.turnId;
+        session.frames([point.turn.resume]);
+      }
+      for (const waiter of session.waiters.splice(0)) waiter.resolve();
+    }
+    this.#resyncDue = false;
+    this.options.logger.info(
+      { sessions: this.#sessions.size },
+      'shared frames read again from each resume point',
+    );
+  }
+}
+
+/** A field of a stream entry (`[name, value, name, value, ...]`). */
+function fieldOf(fields: string[], name: string): string | undefined {
+  for (let i = 0; i < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
+  return undefined;
+}

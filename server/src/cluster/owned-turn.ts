@@ -1,0 +1,179 @@
+/**
+ * A turn this instance runs under its lease (SessionCluster's `ClusterTurn`): renews the
+ * lease while the turn runs, and writes the turn's frames to the session's log in one
+ * script call per tick, with a snapshot for new tabs at most every `snapshotEveryMs`.
+ * The renewal also brings what other instances asked of the turn while a broadcast may
+ * have been missed: a stop, approval decisions.
+ *
+ * Redis unreachable: the turn goes on and its own instance's tabs get every frame; other
+ * instances' tabs get the turn as it stands (a fresh snapshot) once Redis is back. Fenced
+ * (another instance took the turn over): the turn is stopped and writes nothing more.
+ */
+import type { ServerFrame, StreamResumeFrame } from '@aalis/protocol';
+import type { Logger } from '../log-error.js';
+import type { ApprovalDecision, ClusterTurn, OwnerRequests } from '../sessions/session-cluster.js';
+import type { SessionKeys } from './keys.js';
+import type { ScriptedRedis } from './scripts.js';
+
+export interface OwnedTurnOptions {
+  instanceId: string;
+  leaseMs: number;
+  /** Entries a session's log keeps (approximately: `MAXLEN ~`). */
+  maxFrames: number;
+  snapshotEveryMs: number;
+  /** How long a snapshot outlives its last write (a turn that is never ended). */
+  snapshotTtlMs: number;
+  /** How long the log outlives its turn, for tabs still reading it. */
+  framesTtlMs: number;
+}
+
+export class OwnedTurn implements ClusterTurn {
+  #owned = true;
+  #batch: string[] = [];
+  #resume: (() => StreamResumeFrame | null) | undefined;
+  #flushScheduled = false;
+  #lastSnapshotAt = 0;
+  #forceSnapshot = true;
+  #unreachable = false;
+  #writes: Promise<void> = Promise.resolve();
+  readonly #decided = new Set<string>();
+  readonly #renewTimer: NodeJS.Timeout;
+
+  constructor(
+    private readonly redis: ScriptedRedis,
+    private readonly sessionId: string,
+    private readonly turnId: string,
+    private readonly keys: SessionKeys,
+    private readonly generation: number,
+    private readonly requests: OwnerRequests,
+    private readonly options: OwnedTurnOptions,
+    private readonly logger: Logger,
+    private readonly onEnd: () => void,
+  ) {
+    this.#renewTimer = setInterval(() => void this.#renew(), Math.max(50, Math.floor(options.leaseMs / 3)));
+    this.#renewTimer.unref();
+  }
+
+  get owned(): boolean {
+    return this.#owned;
+  }
+
+  publish(frame: ServerFrame, resume: () => StreamResumeFrame | null): void {
+    if (!this.#owned) return;
+    this.#batch.push(JSON.stringify(frame));
+    this.#resume = resume;
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    setImmediate(() => this.#flush(false));
+  }
+
+  async release(): Promise<void> {
+    clearInterval(this.#renewTimer);
+    this.#flush(true);
+    await this.#writes;
+    this.onEnd();
+  }
+
+  /** A request passed by broadcast (or read at a renewal): applied once. */
+  decide(decision: ApprovalDecision): void {
+    if (this.#decided.has(decision.callId)) return;
+    this.#decided.add(decision.callId);
+    this.requests.decide(decision);
+  }
+
+  abort(): void {
+    this.requests.abort();
+  }
+
+  #flush(end: boolean): void {
+    this.#flushScheduled = false;
+    const frames = this.#batch;
+    this.#batch = [];
+    if (!this.#owned || (!frames.length && !end)) return;
+    const now = Date.now();
+    const due = this.#forceSnapshot || now - this.#lastSnapshotAt >= this.options.snapshotEveryMs;
+    const snapshot = !end && due ? JSON.stringify(this.#resume?.() ?? null) : '';
+    if (snapshot && snapshot !== 'null') {
+      this.#lastSnapshotAt = now;
+      this.#forceSnapshot = false;
+    }
+    const { keys, options } = this;
+    // Chained: the script calls of a turn leave in order (one connection keeps that too).
+    const write = this.redis
+      .aalisAppend(
+        keys.frames,
+        keys.snapshot,
+        keys.generation,
+        keys.lease,
+        keys.abort,
+        keys.decisions,
+        this.generation,
+        options.maxFrames,
+        snapshot === 'null' ? '' : snapshot,
+        options.snapshotTtlMs,
+        options.instanceId,
+        end ? '1' : '0',
+        this.turnId,
+        options.framesTtlMs,
+        ...frames,
+      )
+      .then(
+        (result) => {
+          if (result[0] === 0) return this.#fenced();
+          if (this.#unreachable)
+            this.logger.info({ sessionId: this.sessionId }, 'the turn writes to Redis again');
+          this.#unreachable = false;
+        },
+        (error: unknown) => this.#failed(error, "writing the turn's frames to Redis failed"),
+      );
+    this.#writes = this.#writes.then(() => write);
+  }
+
+  async #renew(): Promise<void> {
+    if (!this.#owned) return;
+    const { keys } = this;
+    try {
+      const result = await this.redis.aalisRenew(
+        keys.lease,
+        keys.generation,
+        keys.abort,
+        keys.decisions,
+        this.generation,
+        this.options.instanceId,
+        this.options.leaseMs,
+        this.turnId,
+      );
+      if (result[0] === 0) return this.#fenced();
+      const [, aborted, decisions] = result;
+      if (aborted) this.requests.abort();
+      for (let i = 0; i + 1 < decisions.length; i += 2)
+        this.decide(JSON.parse(decisions[i + 1]!) as ApprovalDecision);
+      this.#unreachable = false;
+    } catch (error) {
+      this.#failed(error, "renewing the turn's lease failed");
+    }
+  }
+
+  /** Another instance took the turn over: this one stops and writes nothing more. */
+  #fenced(): void {
+    if (!this.#owned) return;
+    this.#owned = false;
+    clearInterval(this.#renewTimer);
+    this.logger.error(
+      { sessionId: this.sessionId, turnId: this.turnId },
+      'another instance took this turn over (this one was presumed dead): it is stopped',
+    );
+    this.requests.abort();
+  }
+
+  /** Redis unreachable: the turn finishes here; said once per turn, and a fresh snapshot is due when it is back. */
+  #failed(error: unknown, what: string): void {
+    this.#forceSnapshot = true;
+    if (this.#unreachable) return;
+    this.#unreachable = true;
+    this.logger.error(
+      { sessionId: this.sessionId, err: (error as Error).message },
+      `${what}: the turn finishes on this instance; other instances' tabs catch up when Redis is back`,
+    );
+  }
+}

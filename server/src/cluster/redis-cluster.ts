@@ -1,0 +1,226 @@
+/**
+ * Sessions shared by several instances through Redis (sessions/session-cluster.ts): a
+ * lease per running turn (`SET NX PX`, renewed, fenced by a generation), the frames of
+ * every turn in a Redis Stream per session with a snapshot for new tabs, stops and
+ * approval decisions by broadcast and by a key the owner reads at each renewal, and a
+ * watch that notices when a turn's owner died (its lease gone twice in a row).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '../log-error.js';
+import type {
+  ApprovalDecision,
+  ClusterTurn,
+  FollowHandlers,
+  FollowedTurn,
+  OwnerRequests,
+  SessionCluster,
+} from '../sessions/session-cluster.js';
+import { FrameFollower } from './frame-follower.js';
+import { channels, sessionKeys } from './keys.js';
+import { OwnedTurn, type OwnedTurnOptions } from './owned-turn.js';
+import type { RedisConnections } from './redis-connections.js';
+
+export interface RedisClusterOptions {
+  /** A turn's lease: how long an owner that stopped renewing is waited for (default 10 s). */
+  leaseMs?: number;
+  /** Key prefix (default `aalis:`), for several deployments on one Redis. */
+  prefix?: string;
+  /** Entries a session's log keeps at most, approximately (default 10,000). */
+  maxFrames?: number;
+  /** Least time between two snapshots of a running turn (default 250 ms). */
+  snapshotEveryMs?: number;
+  /** How long a session's log outlives its turn (default 5 minutes). */
+  framesTtlMs?: number;
+}
+
+/** How long a new session with no message stays known to other instances. */
+const ANNOUNCED_MS = 60 * 60_000;
+
+export class RedisSessionCluster implements SessionCluster {
+  /** Unique per process: the origin of its stream entries, the holder named by its leases. */
+  readonly instanceId = `${process.pid}-${randomBytes(6).toString('base64url')}`;
+  readonly #follower: FrameFollower;
+  readonly #following = new Map<string, { handlers: FollowHandlers; ready: Promise<FollowedTurn | null> }>();
+  readonly #owned = new Map<string, { turnId: string; turn: OwnedTurn }>();
+  /** Sessions whose owner's lease was found missing once (by turn id). */
+  readonly #missing = new Map<string, string>();
+  readonly #watch: NodeJS.Timeout;
+  readonly #prefix: string;
+  readonly #turnOptions: OwnedTurnOptions;
+
+  constructor(
+    private readonly redis: RedisConnections,
+    private readonly logger: Logger,
+    options: RedisClusterOptions = {},
+  ) {
+    const leaseMs = options.leaseMs ?? 10_000;
+    this.#prefix = options.prefix ?? 'aalis:';
+    this.#turnOptions = {
+      instanceId: this.instanceId,
+      leaseMs,
+      maxFrames: options.maxFrames ?? 10_000,
+      snapshotEveryMs: options.snapshotEveryMs ?? 250,
+      snapshotTtlMs: Math.max(10 * 60_000, leaseMs * 6),
+      framesTtlMs: options.framesTtlMs ?? 5 * 60_000,
+    };
+    this.#follower = new FrameFollower(redis.command, redis.blocking, {
+      prefix: this.#prefix,
+      instanceId: this.instanceId,
+      logger,
+    });
+    this.#watch = setInterval(() => void this.#watchOwners(), Math.max(100, Math.floor(leaseMs / 2)));
+    this.#watch.unref();
+    const { abort, decision } = channels(this.#prefix);
+    redis.subscriber.on('message', (channel: string, text: string) => this.#request(channel, text));
+    void redis.subscriber
+      .subscribe(abort, decision)
+      .catch((error: unknown) =>
+        logger.error(
+          { err: (error as Error).message },
+          'subscribing to stops and decisions failed: the owner reads them at its next renewal',
+        ),
+      );
+  }
+
+  follow(sessionId: string, handlers: FollowHandlers): Promise<FollowedTurn | null> {
+    const known = this.#following.get(sessionId);
+    if (known) return known.ready;
+    const ready = this.#follower.resumePoint(sessionId).then(
+      async (point) => {
+        if (this.#following.get(sessionId)?.ready !== ready) return null;
+        this.#follower.add(sessionId, point, (frames) => handlers.frames(frames));
+        // The snapshot first, then the entries after it, read up to the log's end now:
+        // a new tab's resume is as fresh as a tab's on the instance running the turn.
+        if (point.turn) handlers.frames([point.turn.resume]);
+        await this.#follower.caughtUp(sessionId, point.end);
+        return point.turn ?? null;
+      },
+      (error: unknown) => {
+        this.#following.delete(sessionId);
+        throw error;
+      },
+    );
+    this.#following.set(sessionId, { handlers, ready });
+    return ready;
+  }
+
+  unfollow(sessionId: string): void {
+    this.#following.delete(sessionId);
+    this.#follower.remove(sessionId);
+    this.#missing.delete(sessionId);
+  }
+
+  async claim(sessionId: string, turnId: string, requests: OwnerRequests): Promise<ClusterTurn | 'busy'> {
+    const keys = sessionKeys(this.#prefix, sessionId);
+    const { instanceId, leaseMs } = this.#turnOptions;
+    const claimed = await this.redis.command.aalisClaim(
+      keys.lease,
+      keys.generation,
+      keys.frames,
+      keys.abort,
+      keys.decisions,
+      instanceId,
+      leaseMs,
+      24 * 3_600_000,
+    );
+    if (claimed[0] === 0) return 'busy';
+    const [, generation, lastId] = claimed;
+    // Everything published before the claim reaches this instance's tabs before the turn's own frames.
+    await this.#follower.caughtUp(sessionId, lastId);
+    const turn = new OwnedTurn(
+      this.redis.command,
+      sessionId,
+      turnId,
+      keys,
+      Number(generation),
+      requests,
+      this.#turnOptions,
+      this.logger,
+      () => {
+        if (this.#owned.get(sessionId)?.turn === turn) this.#owned.delete(sessionId);
+      },
+    );
+    this.#owned.set(sessionId, { turnId, turn });
+    return turn;
+  }
+
+  async requestAbort(sessionId: string, turnId: string): Promise<void> {
+    const keys = sessionKeys(this.#prefix, sessionId);
+    await this.redis.command.set(keys.abort, turnId, 'PX', 60_000);
+    await this.redis.command.publish(channels(this.#prefix).abort, JSON.stringify({ sessionId, turnId }));
+  }
+
+  async passDecision(sessionId: string, decision: ApprovalDecision): Promise<void> {
+    const keys = sessionKeys(this.#prefix, sessionId);
+    const text = JSON.stringify(decision);
+    // The first decision wins, as on one instance.
+    await this.redis.command.hsetnx(keys.decisions, decision.callId, text);
+    await this.redis.command.pexpire(keys.decisions, 60 * 60_000);
+    await this.redis.command.publish(
+      channels(this.#prefix).decision,
+      JSON.stringify({ sessionId, decision }),
+    );
+  }
+
+  async announce(sessionId: string, owner: string | null): Promise<void> {
+    await this.redis.command.set(
+      sessionKeys(this.#prefix, sessionId).announced,
+      owner ?? '',
+      'PX',
+      ANNOUNCED_MS,
+    );
+  }
+
+  async announcedOwner(sessionId: string): Promise<string | null | undefined> {
+    const owner = await this.redis.command.get(sessionKeys(this.#prefix, sessionId).announced);
+    return owner === null ? undefined : owner || null;
+  }
+
+  async isRunning(sessionId: string): Promise<boolean> {
+    return (await this.redis.command.exists(sessionKeys(this.#prefix, sessionId).lease)) === 1;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#watch);
+    await this.#follower.close();
+    await this.redis.close();
+  }
+
+  /** A stop or a decision broadcast by another instance: for the owner of the turn, if that is this one. */
+  #request(channel: string, text: string): void {
+    let request: { sessionId?: string; turnId?: string; decision?: ApprovalDecision };
+    try {
+      request = JSON.parse(text) as typeof request;
+    } catch {
+      return;
+    }
+    const owned = request.sessionId === undefined ? undefined : this.#owned.get(request.sessionId);
+    if (!owned) return;
+    const { abort, decision } = channels(this.#prefix);
+    if (channel === abort && request.turnId === owned.turnId) owned.turn.abort();
+    if (channel === decision && request.decision) owned.turn.decide(request.decision);
+  }
+
+  /**
+   * Turns other instances run, on sessions this one has tabs on: a lease found missing
+   * twice in a row (half a lease apart) means its owner died; the hub ends the turn.
+   */
+  async #watchOwners(): Promise<void> {
+    const running = [...this.#follower.remoteTurns()].filter(([sessionId]) => !this.#owned.has(sessionId));
+    if (!running.length) return;
+    let exists: number[];
+    try {
+      exists = await Promise.all(
+        running.map(([sessionId]) => this.redis.command.exists(sessionKeys(this.#prefix, sessionId).lease)),
+      );
+    } catch {
+      return; // Redis unreachable: nobody can be presumed dead now.
+    }
+    running.forEach(([sessionId, turnId], i) => {
+      if (exists[i]) return void this.#missing.delete(sessionId);
+      if (this.#missing.get(sessionId) !== turnId) return void this.#missing.set(sessionId, turnId);
+      this.#missing.delete(sessionId);
+      this.#following.get(sessionId)?.handlers.ownerGone(turnId);
+    });
+  }
+}

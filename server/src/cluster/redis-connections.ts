@@ -1,0 +1,78 @@
+/**
+ * The three Redis connections an instance keeps: one for commands (claims, appends,
+ * renewals, budgets; auto-pipelined, so the writes of one tick leave in one packet), one
+ * that blocks reading the sessions' streams, and one subscribed to stops and decisions
+ * (a subscribed connection can do nothing else). Commands fail at once while Redis is
+ * unreachable (no offline queue): a turn must not wait on a queue that may never drain,
+ * and a new one is refused with a clear error instead. ioredis reconnects by itself.
+ */
+import { Redis, type RedisOptions } from 'ioredis';
+import { maskUrl } from '../config-file-secrets.js';
+import type { Logger } from '../log-error.js';
+import { withScripts, type ScriptedRedis } from './scripts.js';
+
+export interface RedisConnections {
+  command: ScriptedRedis;
+  blocking: Redis;
+  subscriber: Redis;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects all three, or rejects in one line that says which Redis could not be reached
+ * and why (the start-up check: the server then exits 2).
+ */
+export async function connectRedis(
+  url: string,
+  logger: Logger,
+  connectTimeoutMs = 5_000,
+): Promise<RedisConnections> {
+  const label = maskUrl(url);
+  const options: RedisOptions = {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: connectTimeoutMs,
+    // Forever, at most every 2 s: losing Redis later is survived, not fatal.
+    retryStrategy: (times) => Math.min(times * 200, 2_000),
+  };
+  const command = withScripts(new Redis(url, { ...options, enableAutoPipelining: true }));
+  const blocking = new Redis(url, options);
+  const subscriber = new Redis(url, { ...options, enableOfflineQueue: true });
+  const all = [command, blocking, subscriber];
+  watchHealth(command, label, logger);
+  for (const redis of [blocking, subscriber]) redis.on('error', () => {}); // the command connection reports
+  try {
+    await Promise.all(all.map((redis) => redis.connect()));
+    await command.ping();
+  } catch (error) {
+    for (const redis of all) redis.disconnect();
+    throw new Error(`Redis at ${label} cannot be reached: ${(error as Error).message}`);
+  }
+  return {
+    command,
+    blocking,
+    subscriber,
+    async close() {
+      for (const redis of all) redis.disconnect();
+    },
+  };
+}
+
+/** One log line when Redis is lost, one when it is back; not one per retry. */
+function watchHealth(redis: Redis, label: string, logger: Logger): void {
+  let lost = false;
+  redis.on('error', (error: Error) => {
+    if (lost) return;
+    lost = true;
+    logger.error(
+      { redis: label, err: error.message },
+      'Redis unreachable: running turns finish on their instance, new turns are refused until it is back',
+    );
+  });
+  redis.on('ready', () => {
+    if (!lost) return;
+    lost = false;
+    logger.info({ redis: label }, 'Redis reachable again');
+  });
+}

@@ -1,0 +1,93 @@
+/**
+ * What the session hub needs when several instances serve the same sessions (behind a
+ * load balancer, any tab on any instance): who runs a session's turn, the frames of
+ * turns other instances run, and the requests (Stop, approval decisions) that must
+ * reach the instance that runs one. Without a cluster the hub is the only instance and
+ * keeps all of it in memory. The Redis implementation is cluster/redis-cluster.ts.
+ *
+ * The rule every instance follows: frames it produces itself it delivers to its own
+ * connections at once, and publishes; frames of other instances reach its connections
+ * through `follow`, in the order of the session's shared log. So every tab of a session,
+ * on whichever instance, sees the same frames in the same order.
+ */
+import type { ServerFrame, StreamResumeFrame } from '@aalis/protocol';
+
+export interface SessionCluster {
+  /**
+   * Starts delivering the session's frames published by other instances: the running
+   * turn's snapshot (a `stream_resume`) first, when one runs, then every frame after it.
+   * Resolves once those written so far were delivered, with the running turn (or null).
+   * Calls for a session already followed only wait for the first to be ready.
+   */
+  follow(sessionId: string, handlers: FollowHandlers): Promise<FollowedTurn | null>;
+  /** No connection of this instance is on the session any more. */
+  unfollow(sessionId: string): void;
+  /**
+   * Claims the session's next turn for this instance, after every frame published before
+   * was delivered to this instance's connections (so the new turn's frames come after
+   * them everywhere). 'busy' when another instance runs one. Throws when the shared state
+   * cannot be reached: then no turn may start.
+   */
+  claim(sessionId: string, turnId: string, requests: OwnerRequests): Promise<ClusterTurn | 'busy'>;
+  /** Asks whichever instance runs the session's turn `turnId` to stop it. */
+  requestAbort(sessionId: string, turnId: string): Promise<void>;
+  /** Passes a user's approval decision to whichever instance runs the session's turn. */
+  passDecision(sessionId: string, decision: ApprovalDecision): Promise<void>;
+  /**
+   * Makes a new session (no message stored yet) known to every instance for a while, with
+   * its owner, so that a second tab that lands elsewhere joins it instead of starting
+   * another. Expires: a session nobody wrote to is forgotten, as on one instance.
+   */
+  announce(sessionId: string, owner: string | null): Promise<void>;
+  /** The owner of a session announced and not stored yet (null: none); undefined when unknown. */
+  announcedOwner(sessionId: string): Promise<string | null | undefined>;
+  /** Whether some instance holds the session's turn now (a start's recovery leaves those alone). */
+  isRunning(sessionId: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface FollowHandlers {
+  /** Frames other instances published, in order. */
+  frames(frames: ServerFrame[]): void;
+  /**
+   * The turn `turnId` runs on no instance any more (its owner died: its lease expired and
+   * was not renewed). The hub ends it once, for everyone.
+   */
+  ownerGone(turnId: string): void;
+}
+
+export interface FollowedTurn {
+  turnId: string;
+  /** The turn so far; frames after it arrive through `frames`. */
+  resume: StreamResumeFrame;
+}
+
+/** Requests for the owner of a turn from other instances. */
+export interface OwnerRequests {
+  abort(): void;
+  decide(decision: ApprovalDecision): void;
+}
+
+export interface ApprovalDecision {
+  callId: string;
+  decision: 'approve' | 'deny';
+  remember?: 'session' | undefined;
+}
+
+/** A turn this instance runs, under its lease. */
+export interface ClusterTurn {
+  /**
+   * Publishes a frame this instance delivered, for other instances' connections. Frames
+   * are written in batches (one per tick); `resume` gives the snapshot a new tab would
+   * need after it, taken only when one is due. A frame that cannot be written (the shared
+   * state is unreachable, or this instance lost the turn) is logged, never thrown.
+   */
+  publish(frame: ServerFrame, resume: () => StreamResumeFrame | null): void;
+  /**
+   * False once another instance took the turn over (this one was presumed dead): its
+   * frames and its answer are refused from then on (fencing).
+   */
+  readonly owned: boolean;
+  /** Publishes what is left and gives the turn up; the session's log expires later. */
+  release(): Promise<void>;
+}

@@ -1,0 +1,293 @@
+/**
+ * Several instances, one set of sessions: three `aalis-server` processes on a real Redis
+ * (live state) and a real PostgreSQL (history), behind a real nginx doing round-robin
+ * WebSocket proxying with no stickiness, all on one fake model upstream that streams
+ * real Chat Completions bytes. Whatever instance a tab lands on, it must see what it
+ * would see on one instance: the same frames in the same order, a resume with the same
+ * clock, Stop from anywhere, and a turn that ends once when its instance dies.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ServerFrame } from '@aalis/protocol';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { AALIS_SERVER_BIN } from './cli-harness.js';
+import {
+  completionChunk,
+  sse,
+  startFakeUpstream,
+  textAnswer,
+  usageChunk,
+  type FakeUpstream,
+  type Reply,
+} from './fake-upstream.js';
+import { startNginx, type NginxService } from './services/nginx.js';
+import { startPostgres, type TestPostgres } from './services/postgres.js';
+import { startRedis, type RedisService } from './services/redis.js';
+import { TestClient } from './ws-harness.js';
+
+const LEASE_MS = 1_500;
+
+interface Instance {
+  child: ChildProcessWithoutNullStreams;
+  port: number;
+  url: string;
+  output(): string;
+}
+
+let redis: RedisService;
+let postgres: TestPostgres;
+let upstream: FakeUpstream;
+let nginx: NginxService;
+let instances: Instance[] = [];
+let dir: string;
+const replies: Reply[] = [];
+const clients: TestClient[] = [];
+
+/** A slow tool call to `get_time` (its arguments in many pieces), then the answer after it. */
+function slowToolCall(pieces = 30): Reply[] {
+  // Valid arguments, made long by whitespace, so that writing them takes a while.
+  const args = `{"timezone":${' '.repeat(pieces * 4)}"Europe/Paris"}`;
+  const size = Math.ceil(args.length / pieces);
+  const chunks: unknown[] = [
+    completionChunk({
+      role: 'assistant',
+      tool_calls: [
+        { index: 0, id: 'call_cluster', type: 'function', function: { name: 'get_time', arguments: '' } },
+      ],
+    }),
+  ];
+  for (let at = 0; at < args.length; at += size)
+    chunks.push(
+      completionChunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(at, at + size) } }] }),
+    );
+  chunks.push(completionChunk({}, 'tool_calls'), usageChunk(10, 10));
+  return [{ body: sse(chunks), byEvent: true, delayMs: 100 }, { body: textAnswer('It is noon in Paris.') }];
+}
+
+/** A slow plain answer, one word at a time. */
+function slowText(words = 40): Reply {
+  const chunks = [completionChunk({ role: 'assistant', content: '' })];
+  for (let i = 0; i < words; i++) chunks.push(completionChunk({ content: `word${i} ` }));
+  chunks.push(completionChunk({}, 'stop'), usageChunk(5, words));
+  return { body: sse(chunks), byEvent: true, delayMs: 60 };
+}
+
+async function startInstance(): Promise<Instance> {
+  const child = spawn(process.execPath, [AALIS_SERVER_BIN], {
+    env: {
+      PATH: process.env.PATH!,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      OPENAI_API_KEY: 'test-key',
+      OPENAI_BASE_URL: upstream.url,
+      AALIS_MODEL: 'test-model',
+      AALIS_REDIS_URL: redis.url,
+      AALIS_DATABASE_URL: postgres.url,
+      AALIS_TURN_LEASE_MS: String(LEASE_MS),
+      AALIS_CONFIG: join(dir, 'aalis.config.json'),
+      AALIS_DATA_DIR: join(dir, 'data'),
+      AALIS_PUBLIC_HOSTS: '*',
+      AALIS_IP_MAX_CONNECTIONS: '0',
+      AALIS_IP_CONNECTIONS_PER_MINUTE: '0',
+      AALIS_IP_SENDS_PER_MINUTE: '0',
+      LOG_LEVEL: 'info',
+    },
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const listening = /listening on http:\/\/127\.0\.0\.1:(\d+)/;
+  for (const started = Date.now(); !listening.test(out);) {
+    if (Date.now() - started > 15_000 || child.exitCode !== null)
+      throw new Error(`instance did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const port = Number(listening.exec(out)![1]);
+  return { child, port, url: `ws://127.0.0.1:${port}/ws`, output: () => out };
+}
+
+async function connect(url: string): Promise<TestClient> {
+  const client = await TestClient.open(url);
+  clients.push(client);
+  return client;
+}
+
+/** The frames of a turn as every tab must see them: from its user message to its final message. */
+function turnFrames(client: TestClient, from = 0): ServerFrame[] {
+  const frames = client.frames.slice(from);
+  const start = frames.findIndex((f) => f.type === 'user_message');
+  const end = frames.findIndex((f) => f.type === 'message');
+  return frames.slice(start, end + 1);
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'aalis-cluster-'));
+  writeFileSync(join(dir, 'aalis.config.json'), JSON.stringify({ builtinTools: ['get_time'] }));
+  // Replies are scripted as each test goes: taken in order, whichever instance asks.
+  [redis, postgres, upstream] = await Promise.all([
+    startRedis(),
+    startPostgres(),
+    startFakeUpstream(() => replies.shift() ?? { status: 500, body: 'no reply scripted' }),
+  ]);
+  instances = await Promise.all([startInstance(), startInstance(), startInstance()]);
+  nginx = await startNginx({ upstreams: instances.map((i) => i.port) });
+}, 60_000);
+
+afterAll(async () => {
+  for (const client of clients) client.socket.terminate();
+  for (const instance of instances) instance.child.kill('SIGKILL');
+  await nginx?.stop();
+  await upstream?.close();
+  await redis?.stop();
+  await postgres?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('three instances behind nginx, on Redis and PostgreSQL', () => {
+  // What a failed test left unasked is not the next test's answer.
+  beforeEach(() => {
+    replies.length = 0;
+  });
+
+  test('tabs on three instances see the same frames in the same order', async () => {
+    replies.push(...slowToolCall(15));
+    const [a, b, c] = await Promise.all(instances.map((i) => connect(i.url)));
+    const { sessionId } = await a!.hello();
+    await b!.hello(sessionId);
+    await c!.hello(sessionId);
+    const from = [a!, b!, c!].map((t) => t.frames.length);
+    b!.send({ type: 'send', text: 'what time is it in Paris?' });
+    await Promise.all([a!, b!, c!].map((t, i) => t.turnEnd(from[i])));
+    const seen = [a!, b!, c!].map((t, i) => turnFrames(t, from[i]));
+    expect(seen[0]!.length).toBeGreaterThan(10);
+    expect(seen[1]).toEqual(seen[0]);
+    expect(seen[2]).toEqual(seen[0]);
+    expect(seen[0]!.at(-1)).toMatchObject({ type: 'message', message: { status: 'complete' } });
+  }, 30_000);
+
+  test('a reload lands on another instance mid tool call: same startedAt, rising counts, the answer', async () => {
+    replies.push(...slowToolCall(40));
+    const first = await connect(nginx.url.replace(/^http/, 'ws') + '/ws');
+    const { sessionId } = await first.hello();
+    first.send({ type: 'send', text: 'what time is it in Paris?' });
+    const progress = await first.next(
+      (f) => f.type === 'stream' && (f.toolCallProgress?.charsAccumulated ?? 0) > 20,
+    );
+    const before = (progress as Extract<ServerFrame, { type: 'stream' }>).toolCallProgress!;
+    first.socket.close();
+    // Round-robin: each new connection goes to the next instance. Two reloads, two
+    // instances: the card keeps the clock the instance running the turn started it on.
+    const resumed: Array<Extract<ServerFrame, { type: 'stream_resume' }>['toolCallsProgress'][number]> = [];
+    let second!: TestClient;
+    for (let reload = 0; reload < 2; reload++) {
+      second?.socket.close();
+      second = await connect(nginx.url.replace(/^http/, 'ws') + '/ws');
+      await second.hello(sessionId);
+      const resume = await second.next((f) => f.type === 'stream_resume');
+      resumed.push((resume as Extract<ServerFrame, { type: 'stream_resume' }>).toolCallsProgress[0]!);
+    }
+    const [once, twice] = resumed as [(typeof resumed)[0], (typeof resumed)[0]];
+    expect(twice.startedAt).toBe(once.startedAt);
+    expect(once.charsAccumulated).toBeGreaterThanOrEqual(before.charsAccumulated);
+    expect(twice.charsAccumulated).toBeGreaterThanOrEqual(once.charsAccumulated);
+    const card = twice;
+    const later = await second.next(
+      (f) => f.type === 'stream' && (f.toolCallProgress?.charsAccumulated ?? 0) > card.charsAccumulated,
+    );
+    expect(later).toBeDefined();
+    const end = await second.turnEnd();
+    expect(end.message.status).toBe('complete');
+    expect(end.message.parts.some((p) => p.type === 'tool_call' && p.status === 'done')).toBe(true);
+  }, 30_000);
+
+  test('busy holds across instances, and Stop from a tab on another instance stops the turn', async () => {
+    replies.push(slowText(80));
+    const [a, b] = await Promise.all([connect(instances[0]!.url), connect(instances[1]!.url)]);
+    const { sessionId } = await a!.hello();
+    await b!.hello(sessionId);
+    a!.send({ type: 'send', text: 'talk slowly' });
+    await b!.next((f) => f.type === 'stream' && Boolean(f.contentDelta));
+    b!.send({ type: 'send', text: 'me too', clientMessageId: 'c2' });
+    const busy = await b!.next((f) => f.type === 'error' && f.clientMessageId === 'c2');
+    expect(busy).toMatchObject({ code: 'busy' });
+    const asked = Date.now();
+    b!.send({ type: 'abort' });
+    const [endA, endB] = await Promise.all([a!.turnEnd(), b!.turnEnd()]);
+    expect(Date.now() - asked).toBeLessThan(2_000);
+    expect(endA.message.status).toBe('aborted');
+    expect(endB.message).toEqual(endA.message);
+  }, 30_000);
+
+  test('kill -9 of the owner mid-turn: another instance ends the turn once, as interrupted; the next send works', async () => {
+    replies.push(...slowToolCall(60));
+    const [a, b] = await Promise.all([connect(instances[0]!.url), connect(instances[1]!.url)]);
+    const { sessionId } = await a!.hello();
+    await b!.hello(sessionId);
+    a!.send({ type: 'send', text: 'what time is it in Paris?' });
+    await b!.next((f) => f.type === 'stream' && (f.toolCallProgress?.charsAccumulated ?? 0) > 10);
+    instances[0]!.child.kill('SIGKILL');
+    const killedAt = Date.now();
+    const error = await b!.next((f) => f.type === 'error' && f.sessionId !== undefined, {
+      timeoutMs: 15_000,
+    });
+    expect(error).toMatchObject({ code: 'interrupted' });
+    expect(Date.now() - killedAt).toBeLessThan(LEASE_MS * 5);
+    const end = await b!.turnEnd();
+    expect(end.message).toMatchObject({ status: 'error', error: { code: 'interrupted' } });
+    // Once: no second error or message for that turn, on any tab.
+    await new Promise((r) => setTimeout(r, LEASE_MS * 2));
+    expect(b!.of('message')).toHaveLength(1);
+    // The history says so on every instance.
+    const c = await connect(instances[2]!.url);
+    const ready = await c.hello(sessionId);
+    expect(ready.messages.map((m) => [m.role, m.status ?? null])).toEqual([
+      ['user', null],
+      ['assistant', 'error'],
+    ]);
+    // The next send works, on another instance. (The dead turn's second round was never asked for.)
+    replies.length = 0;
+    replies.push({ body: textAnswer('Back.') });
+    c.send({ type: 'send', text: 'are you there?' });
+    expect((await c.turnEnd(c.frames.length)).message.status).toBe('complete');
+    instances[0] = await startInstance();
+  }, 45_000);
+
+  test('Redis restarted mid-turn: the turn finishes, every tab converges; Redis gone refuses new turns', async () => {
+    replies.push(slowText(60));
+    const [a, b] = await Promise.all([connect(instances[1]!.url), connect(instances[2]!.url)]);
+    const { sessionId } = await a!.hello();
+    await b!.hello(sessionId);
+    a!.send({ type: 'send', text: 'talk slowly' });
+    await b!.next((f) => f.type === 'stream' && Boolean(f.contentDelta));
+    await redis.restart();
+    const endA = await a!.turnEnd();
+    expect(endA.message.status).toBe('complete');
+    const endB = await b!.turnEnd(0);
+    expect(endB.message.id).toBe(endA.message.id);
+    expect(instances[1]!.output()).toContain('Redis');
+
+    await redis.kill();
+    const from = a!.frames.length;
+    a!.send({ type: 'send', text: 'again', clientMessageId: 'r1' });
+    const refused = await a!.next((f) => f.type === 'error' && f.clientMessageId === 'r1', { from });
+    expect(refused).toMatchObject({ code: 'unavailable' });
+    await redis.restart();
+    replies.push({ body: textAnswer('Back again.') });
+    // ioredis reconnects by itself within its retry interval.
+    let ended: Extract<ServerFrame, { type: 'message' }> | undefined;
+    for (let attempt = 0; attempt < 20 && !ended; attempt++) {
+      const mark = a!.frames.length;
+      a!.send({ type: 'send', text: 'and now?', clientMessageId: `t${attempt}` });
+      const next = await a!.next(
+        (f) => f.type === 'message' || (f.type === 'error' && f.clientMessageId === `t${attempt}`),
+        { from: mark, timeoutMs: 10_000 },
+      );
+      if (next.type === 'message') ended = next as Extract<ServerFrame, { type: 'message' }>;
+      else await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(ended?.message.status).toBe('complete');
+    void sessionId;
+  }, 60_000);
+});
