@@ -106,11 +106,12 @@ function spawnService(command, args, env) {
 /**
  * The Aalis server as `aalis-server` runs it (or the build in `dist`), on a model at
  * `upstreamUrl`, history in memory; pinned to `cpu` when given, with `nodeArgs` (say,
- * `--cpu-prof`) for node. Resolves once it answers /healthz.
+ * `--cpu-prof`) for node and `env` over its environment (say, `AALIS_REDIS_URL`).
+ * Resolves once it answers /healthz.
  */
 export async function startAalis(
   upstreamUrl,
-  { cpu, dist = process.env.BENCH_SERVER_DIST, nodeArgs = [] } = {},
+  { cpu, dist = process.env.BENCH_SERVER_DIST, nodeArgs = [], env = {} } = {},
 ) {
   const port = await freePort();
   // BENCH_SERVER_DIST runs another build (say, a copy of server/dist from before a
@@ -128,6 +129,7 @@ export async function startAalis(
     OPENAI_BASE_URL: `${upstreamUrl}/v1`,
     LOG_LEVEL: 'silent',
     AALIS_DATA_DIR: ':memory:',
+    ...env,
   });
   await waitForHttp(`http://127.0.0.1:${port}/healthz`);
   return { child, port };

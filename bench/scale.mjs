@@ -85,9 +85,9 @@ function clientSummary(out, writes, sessions, fragments) {
 }
 
 /** Starts what a step measures on core 0; resolves with the process and the URL clients use. */
-async function startTarget(target, upstreamUrl) {
+async function startTarget(target, upstreamUrl, serverEnv) {
   if (target === 'aalis') {
-    const { child, port } = await startAalis(upstreamUrl, { cpu: 0 });
+    const { child, port } = await startAalis(upstreamUrl, { cpu: 0, env: serverEnv });
     return { child, url: `ws://127.0.0.1:${port}/ws` };
   }
   if (target === 'peer') {
@@ -112,6 +112,7 @@ async function startTarget(target, upstreamUrl) {
  * from its start compiles every code path on first use; one that has been up a while
  * has done so), then `sessions` streaming turns, measured. With `recovery`, that many
  * sessions again on the same server once the load is gone: does it serve them normally?
+ * `serverEnv` goes to the Aalis server's environment (bench/cluster-cost.mjs: Redis).
  */
 export async function scaleStep(
   sessions,
@@ -123,6 +124,7 @@ export async function scaleStep(
     fragments = Math.round(rate * seconds),
     warmUp = 0,
     recovery = 0,
+    serverEnv = {},
   } = {},
 ) {
   const upstream = await forkService(
@@ -137,7 +139,7 @@ export async function scaleStep(
   );
   let server;
   try {
-    const started = await startTarget(target, `http://127.0.0.1:${upstream.port}`);
+    const started = await startTarget(target, `http://127.0.0.1:${upstream.port}`, serverEnv);
     server = started.child;
     const { url } = started;
     if (warmUp)

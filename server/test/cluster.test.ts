@@ -66,6 +66,25 @@ function slowToolCall(pieces = 30): Reply[] {
   return [{ body: sse(chunks), byEvent: true, delayMs: 100 }, { body: textAnswer('It is noon in Paris.') }];
 }
 
+/** A call to `calculator`, which asks for approval, then the answer after it. */
+function calculatorCall(): Reply[] {
+  const call = {
+    index: 0,
+    id: 'call_calc',
+    type: 'function',
+    function: { name: 'calculator', arguments: '{"expression":"6*7"}' },
+  };
+  return [
+    {
+      body: sse([
+        completionChunk({ role: 'assistant', tool_calls: [call] }),
+        completionChunk({}, 'tool_calls'),
+      ]),
+    },
+    { body: textAnswer('It is 42.') },
+  ];
+}
+
 /** A slow plain answer, one word at a time. */
 function slowText(words = 40): Reply {
   const chunks = [completionChunk({ role: 'assistant', content: '' })];
@@ -124,7 +143,10 @@ function turnFrames(client: TestClient, from = 0): ServerFrame[] {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'aalis-cluster-'));
-  writeFileSync(join(dir, 'aalis.config.json'), JSON.stringify({ builtinTools: ['get_time'] }));
+  writeFileSync(
+    join(dir, 'aalis.config.json'),
+    JSON.stringify({ builtinTools: ['get_time', 'calculator'], approval: { calculator: 'always' } }),
+  );
   // Replies are scripted as each test goes: taken in order, whichever instance asks.
   [redis, postgres, upstream] = await Promise.all([
     startRedis(),
@@ -220,6 +242,24 @@ describe('three instances behind nginx, on Redis and PostgreSQL', () => {
     expect(endB.message).toEqual(endA.message);
   }, 30_000);
 
+  test('an approval asked on one instance is answered from a tab on another', async () => {
+    replies.push(...calculatorCall());
+    const [a, b] = await Promise.all([connect(instances[0]!.url), connect(instances[1]!.url)]);
+    const { sessionId } = await a!.hello();
+    await b!.hello(sessionId);
+    a!.send({ type: 'send', text: 'what is 6*7?' });
+    const asked = await b!.next((f) => f.type === 'tool_approval_request');
+    expect(asked).toMatchObject({ callId: 'call_calc', name: 'calculator' });
+    b!.send({ type: 'tool_decision', callId: 'call_calc', decision: 'approve' });
+    const [endA, endB] = await Promise.all([a!.turnEnd(), b!.turnEnd()]);
+    expect(endA.message.status).toBe('complete');
+    expect(endA.message.parts.find((p) => p.type === 'tool_call')).toMatchObject({
+      status: 'done',
+      result: { result: 42 },
+    });
+    expect(endB.message).toEqual(endA.message);
+  }, 30_000);
+
   test('kill -9 of the owner mid-turn: another instance ends the turn once, as interrupted; the next send works', async () => {
     replies.push(...slowToolCall(60));
     const [a, b] = await Promise.all([connect(instances[0]!.url), connect(instances[1]!.url)]);
@@ -273,6 +313,10 @@ describe('three instances behind nginx, on Redis and PostgreSQL', () => {
     a!.send({ type: 'send', text: 'again', clientMessageId: 'r1' });
     const refused = await a!.next((f) => f.type === 'error' && f.clientMessageId === 'r1', { from });
     expect(refused).toMatchObject({ code: 'unavailable' });
+    // A reload meanwhile still opens the conversation, from the history.
+    const reloaded = await connect(instances[2]!.url);
+    const ready = await reloaded.hello(sessionId);
+    expect(ready.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
     await redis.restart();
     replies.push({ body: textAnswer('Back again.') });
     // ioredis reconnects by itself within its retry interval.
@@ -288,6 +332,5 @@ describe('three instances behind nginx, on Redis and PostgreSQL', () => {
       else await new Promise((r) => setTimeout(r, 500));
     }
     expect(ended?.message.status).toBe('complete');
-    void sessionId;
   }, 60_000);
 });

@@ -62,13 +62,20 @@ export class FrameFollower {
     return { position, end, turn: { turnId, resume: JSON.parse(frame) as StreamResumeFrame } };
   }
 
-  add(sessionId: string, point: ResumePoint, frames: (frames: ServerFrame[]) => void): void {
+  /** With `resync`, the session's resume point could not be read: it is, before the next read. */
+  add(
+    sessionId: string,
+    point: ResumePoint,
+    frames: (frames: ServerFrame[]) => void,
+    { resync = false } = {},
+  ): void {
     this.#sessions.set(sessionId, {
       frames,
       position: point.position,
       remoteTurn: point.turn?.turnId,
       waiters: [],
     });
+    if (resync) this.#resyncDue = true;
     this.#restartRead();
   }
 

@@ -9,7 +9,7 @@
  * instances' tabs get the turn as it stands (a fresh snapshot) once Redis is back. Fenced
  * (another instance took the turn over): the turn is stopped and writes nothing more.
  */
-import type { ServerFrame, StreamResumeFrame } from '@aalis/protocol';
+import type { StreamResumeFrame } from '@aalis/protocol';
 import type { Logger } from '../log-error.js';
 import type { ApprovalDecision, ClusterTurn, OwnerRequests } from '../sessions/session-cluster.js';
 import type { SessionKeys } from './keys.js';
@@ -58,9 +58,9 @@ export class OwnedTurn implements ClusterTurn {
     return this.#owned;
   }
 
-  publish(frame: ServerFrame, resume: () => StreamResumeFrame | null): void {
+  publish(frameJson: string, resume: () => StreamResumeFrame | null): void {
     if (!this.#owned) return;
-    this.#batch.push(JSON.stringify(frame));
+    this.#batch.push(frameJson);
     this.#resume = resume;
     if (this.#flushScheduled) return;
     this.#flushScheduled = true;

@@ -96,8 +96,19 @@ export class RedisSessionCluster implements SessionCluster {
         return point.turn ?? null;
       },
       (error: unknown) => {
-        this.#following.delete(sessionId);
-        throw error;
+        // Redis unreachable: the tab is served from the history now, and the session
+        // is read from its resume point once Redis is back.
+        this.logger.warn({ sessionId, err: (error as Error).message }, 'following a session waits for Redis');
+        if (this.#following.get(sessionId)?.ready === ready)
+          this.#follower.add(
+            sessionId,
+            { position: '0-0', end: '0-0' },
+            (frames) => handlers.frames(frames),
+            {
+              resync: true,
+            },
+          );
+        return null;
       },
     );
     this.#following.set(sessionId, { handlers, ready });

@@ -204,8 +204,7 @@ export class SessionHub {
     // session, after the same store lookup, so ids cannot be probed.
     let stored = requestedId === undefined ? undefined : await store.ownerOf(requestedId);
     // A new session another instance made, with no message yet (a second tab elsewhere).
-    if (stored === undefined && requestedId !== undefined && this.#cluster)
-      stored = await this.#cluster.announcedOwner(requestedId);
+    if (stored === undefined && requestedId !== undefined) stored = await this.#announcedOwner(requestedId);
     const live = requestedId === undefined ? undefined : this.#sessions.get(requestedId);
     const exists = live !== undefined || stored !== undefined;
     const known = exists && mayOpen(live ? live.owner : stored!, owner);
@@ -214,7 +213,7 @@ export class SessionHub {
     const session = this.#session(sessionId, known && !live ? stored! : owner);
     session.pending++;
     try {
-      if (!known) await this.#cluster?.announce(sessionId, owner);
+      if (!known) await this.#announce(sessionId, owner);
       // Where the session's shared log stands first, then the history: a turn that ends
       // in between is in both, and a message given twice replaces itself (the reducer).
       await this.#follow(session);
@@ -459,7 +458,12 @@ export class SessionHub {
     // The server stopped it (a cap, shutdown): not the visitor's Stop, and the message says so.
     if (turn.stopReason) error = turn.stopReason;
     if (error) message = { ...message, status: 'error', error };
-    const stored = await this.#store(sessionId, turn.id, message);
+    // A turn another instance took over (this one was presumed dead) stores nothing: that
+    // instance ends it for everyone (fencing), here in Redis and again in the store.
+    const stored =
+      turn.lease && !turn.lease.owned
+        ? { message, errors: [], lost: true as const }
+        : await this.#store(sessionId, turn.id, message);
     message = stored.message;
     const { errors } = stored;
     if (stored.lost) {
@@ -729,8 +733,8 @@ export class SessionHub {
   #broadcast(sessionId: string, frame: ServerFrame): void {
     const session = this.#sessions.get(sessionId);
     if (!session) return;
-    this.#take(session, frame);
-    session.turn?.lease?.publish(frame, () => snapshot(session.view, this.#options.now()));
+    const text = this.#take(session, frame);
+    session.turn?.lease?.publish(text, () => snapshot(session.view, this.#options.now()));
   }
 
   /** Frames another instance published (cluster): this instance's peers get them, in order. */
@@ -744,13 +748,37 @@ export class SessionHub {
     }
   }
 
-  #take(session: Session, frame: ServerFrame): void {
+  /** Reduces the frame into the session's buffer and delivers it to its peers; returns its JSON. */
+  #take(session: Session, frame: ServerFrame): string {
     if (frame.type === 'user_message' || frame.type === 'message') session.epoch++;
     const view = reduce(session.view, frame, this.#options.now());
     // History is the store's job: the buffer keeps only the running turn, so it stays small.
     session.view = view.messages.length ? { ...view, messages: [] } : view;
     const text = JSON.stringify(frame);
     for (const peer of session.peers) peer.deliver(frame, text);
+    return text;
+  }
+
+  /** The owner of a new session another instance announced; unknown when Redis cannot say. */
+  async #announcedOwner(sessionId: string): Promise<string | null | undefined> {
+    try {
+      return await this.#cluster?.announcedOwner(sessionId);
+    } catch (error) {
+      this.#logError(error, 'asking the other instances for a new session failed');
+      return undefined;
+    }
+  }
+
+  /**
+   * Makes a new session known to the other instances (cluster). Failing (Redis down)
+   * costs only that: a second tab elsewhere would start its own empty session.
+   */
+  async #announce(sessionId: string, owner: string | null): Promise<void> {
+    try {
+      await this.#cluster?.announce(sessionId, owner);
+    } catch (error) {
+      this.#logError(error, 'announcing a new session to the other instances failed');
+    }
   }
 
   /**

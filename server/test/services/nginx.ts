@@ -6,12 +6,11 @@
  * throwaway directory; the configuration it ran with is there too, for a failing test.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { freePort } from '../fixtures/mcp/harness.js';
+import { freePort, stopOnExit, stopProcess } from './processes.js';
 
 export interface NginxOptions {
   /** The instances' ports on 127.0.0.1, in round-robin order. */
@@ -52,7 +51,7 @@ export async function startNginx({ upstreams }: NginxOptions): Promise<NginxServ
     port,
     url: `http://127.0.0.1:${port}`,
     stop: async () => {
-      await ended(running);
+      await stopProcess(running);
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -142,8 +141,7 @@ async function launch(binary: string, dir: string, port: number): Promise<ChildP
   });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4_000)));
-  liveChildren.add(child);
-  child.once('exit', () => liveChildren.delete(child));
+  stopOnExit(child, 'SIGTERM');
 
   const log = () => `${stderr}${readIfThere(join(dir, 'error.log'))}`;
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
@@ -155,7 +153,7 @@ async function launch(binary: string, dir: string, port: number): Promise<ChildP
       throw new Error(`nginx exited before listening on port ${port}:\n${log()}`);
     }
     if (Date.now() > deadline) {
-      await ended(child);
+      await stopProcess(child);
       throw new Error(`nginx did not listen on port ${port} within ${STARTUP_TIMEOUT_MS} ms:\n${log()}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -178,23 +176,6 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
+// Stopped with SIGTERM, nginx's fast shutdown (the master stops its worker); never SIGKILL
+// first: the worker would outlive its master, holding the port.
 const readIfThere = (path: string): string => (existsSync(path) ? readFileSync(path, 'utf8') : '');
-
-/**
- * SIGTERM is nginx's fast shutdown: the master stops its worker and exits, cutting open
- * connections. Never SIGKILL first: the worker would outlive its master, holding the port.
- */
-async function ended(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exit = once(child, 'exit');
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exit;
-  clearTimeout(timer);
-}
-
-/** Masters still running when the test process exits (a test that failed before stop()). */
-const liveChildren = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of liveChildren) child.kill('SIGTERM');
-});

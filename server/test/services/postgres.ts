@@ -6,11 +6,11 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { freePort } from './processes.js';
 
 const run = promisify(execFile);
 
@@ -151,16 +151,4 @@ async function startOnFreePort(bin: string, dir: string): Promise<number> {
       }
     }
   }
-}
-
-/** A loopback port nothing listened on a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }

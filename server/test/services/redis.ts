@@ -6,12 +6,11 @@
  * goodbye.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { freePort } from '../fixtures/mcp/harness.js';
+import { freePort, stopOnExit, stopProcess } from './processes.js';
 
 export interface RedisService {
   /** `redis://127.0.0.1:<port>`, for `new Redis(url)`. */
@@ -49,7 +48,7 @@ export async function startRedis(): Promise<RedisService> {
   const halt = async (signal: NodeJS.Signals) => {
     const server = running;
     running = undefined;
-    if (server) await ended(server, signal);
+    if (server) await stopProcess(server, signal);
   };
   return {
     url: `redis://127.0.0.1:${port}`,
@@ -84,8 +83,7 @@ async function launch(binary: string, dir: string, port: number): Promise<ChildP
   const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4_000));
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
-  liveChildren.add(child);
-  child.once('exit', () => liveChildren.delete(child));
+  stopOnExit(child, 'SIGKILL');
 
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
   while (!(await answersPing(port))) {
@@ -93,7 +91,7 @@ async function launch(binary: string, dir: string, port: number): Promise<ChildP
       throw new Error(`redis-server exited before answering on port ${port}:\n${output}`);
     }
     if (Date.now() > deadline) {
-      await ended(child, 'SIGKILL');
+      await stopProcess(child, 'SIGKILL');
       throw new Error(
         `redis-server did not answer PING on port ${port} within ${STARTUP_TIMEOUT_MS} ms:\n${output}`,
       );
@@ -124,19 +122,3 @@ function answersPing(port: number): Promise<boolean> {
     });
   });
 }
-
-/** Sends `signal` and waits for the exit; a server that ignores SIGTERM for 5 s is killed. */
-async function ended(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exit = once(child, 'exit');
-  child.kill(signal);
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exit;
-  clearTimeout(timer);
-}
-
-/** Servers still running when the test process exits (a test that failed before stop()). */
-const liveChildren = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of liveChildren) child.kill('SIGKILL');
-});

@@ -1,0 +1,90 @@
+/**
+ * Fencing, in one process: two servers share a real Redis and one history. The owner of a
+ * turn is presumed dead (its lease gone, its generation passed, as a takeover leaves
+ * them) while it still runs: the other server ends the turn once, as interrupted, and
+ * the stale owner can write nothing more, neither frames nor its answer.
+ */
+import type { ServerFrame } from '@aalis/protocol';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { sessionKeys } from '../src/cluster/keys.js';
+import { RedisSessionCluster } from '../src/cluster/redis-cluster.js';
+import { connectRedis } from '../src/cluster/redis-connections.js';
+import { MemoryHistoryStore } from '../src/history/memory-store.js';
+import { completionChunk, sse, textAnswer, usageChunk, type Reply } from './fake-upstream.js';
+import { startRedis, type RedisService } from './services/redis.js';
+import { startServer, type Harness } from './ws-harness.js';
+
+const LEASE_MS = 600;
+const silent = { info: () => {}, warn: () => {}, error: () => {} } as never;
+
+let redis: RedisService;
+let admin: Redis;
+const servers: Harness[] = [];
+const clusters: RedisSessionCluster[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  admin = new Redis(redis.url);
+});
+
+afterAll(async () => {
+  for (const server of servers) await server.close();
+  for (const cluster of clusters) await cluster.close();
+  admin.disconnect();
+  await redis.stop();
+});
+
+async function serverOn(store: MemoryHistoryStore, replies: Reply[]) {
+  const cluster = new RedisSessionCluster(await connectRedis(redis.url, silent), silent, {
+    leaseMs: LEASE_MS,
+  });
+  clusters.push(cluster);
+  const server = await startServer({ replies, cluster, store });
+  servers.push(server);
+  return server;
+}
+
+test('a stale owner is fenced: one interrupted answer for everyone, nothing written by the owner after', async () => {
+  const store = new MemoryHistoryStore();
+  const words = Array.from({ length: 60 }, (_, i) => completionChunk({ content: `w${i} ` }));
+  const slow = sse([
+    completionChunk({ role: 'assistant', content: '' }),
+    ...words,
+    completionChunk({}, 'stop'),
+    usageChunk(1, 60),
+  ]);
+  const owner = await serverOn(store, [{ body: slow, byEvent: true, delayMs: 50 }]);
+  const other = await serverOn(store, [{ body: textAnswer('Next.') }]);
+  const a = await owner.connect();
+  const { sessionId } = await a.hello();
+  const b = await other.connect();
+  await b.hello(sessionId);
+  a.send({ type: 'send', text: 'talk slowly' });
+  await b.next((f) => f.type === 'stream' && Boolean(f.contentDelta));
+
+  // What a takeover leaves: the lease gone, the generation passed.
+  const keys = sessionKeys('aalis:', sessionId);
+  await admin.multi().del(keys.lease).incr(keys.generation).exec();
+
+  const ended = await b.turnEnd();
+  expect(ended.message).toMatchObject({ status: 'error', error: { code: 'interrupted' } });
+  const fromA = await a.turnEnd();
+  expect(fromA.message.id).toBe(ended.message.id);
+  // The stale owner's own answer never reaches a tab, nor the history.
+  await new Promise((r) => setTimeout(r, LEASE_MS * 3));
+  const finals = (tab: { frames: ServerFrame[] }) => tab.frames.filter((f) => f.type === 'message');
+  expect(finals(a)).toHaveLength(1);
+  expect(finals(b)).toHaveLength(1);
+  const history = (await store.page(sessionId, { limit: 10 })).messages;
+  expect(history.map((m) => [m.role, m.status ?? null, m.error?.code ?? null])).toEqual([
+    ['user', null, null],
+    ['assistant', 'error', 'interrupted'],
+  ]);
+  // The answer so far was kept in the interrupted message.
+  expect(history[1]!.parts[0]).toMatchObject({ type: 'text' });
+
+  // And the session goes on.
+  b.send({ type: 'send', text: 'again' });
+  expect((await b.turnEnd(b.frames.length)).message.status).toBe('complete');
+}, 30_000);
