@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median, ms, root } from './lib.mjs';
@@ -30,6 +30,13 @@ async function freePort() {
   server.close();
   return port;
 }
+
+const listens = (port) =>
+  new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => resolve(socket.destroy() && true));
+    socket.once('error', () => resolve(false));
+  });
 
 /** A throwaway redis-server on core 1 (with the harness), persistence off. */
 async function startRedis() {
@@ -54,16 +61,12 @@ async function startRedis() {
     ],
     { stdio: 'ignore' },
   );
-  const client = new Redis(`redis://127.0.0.1:${port}`, { lazyConnect: true, maxRetriesPerRequest: 50 });
-  for (let tries = 0; ; tries++) {
-    try {
-      await client.connect();
-      break;
-    } catch (error) {
-      if (tries > 50) throw error;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+  // Connect once it listens: a client that failed goes on retrying by itself.
+  for (let tries = 0; !(await listens(port)); tries++) {
+    if (tries > 100) throw new Error('redis-server did not start');
+    await new Promise((r) => setTimeout(r, 50));
   }
+  const client = new Redis(`redis://127.0.0.1:${port}`);
   return {
     url: `redis://127.0.0.1:${port}`,
     /** Redis's own CPU seconds so far (user and system, all its threads). */

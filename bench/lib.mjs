@@ -129,6 +129,10 @@ export async function startAalis(
     OPENAI_BASE_URL: `${upstreamUrl}/v1`,
     LOG_LEVEL: 'silent',
     AALIS_DATA_DIR: ':memory:',
+    // Every bench client comes from loopback: per-IP limits would cap the load itself.
+    AALIS_IP_MAX_CONNECTIONS: '0',
+    AALIS_IP_CONNECTIONS_PER_MINUTE: '0',
+    AALIS_IP_SENDS_PER_MINUTE: '0',
     ...env,
   });
   await waitForHttp(`http://127.0.0.1:${port}/healthz`);

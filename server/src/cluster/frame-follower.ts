@@ -26,6 +26,12 @@ export interface FollowedSession {
   remoteTurn: string | undefined;
   /** Position waits of claims. */
   waiters: Array<{ id: string; resolve: () => void }>;
+  /**
+   * This instance runs the session's turn: every entry written meanwhile is its own (the
+   * lease fences everyone else), so the session is left out of the reads until the turn
+   * ends. A read that woke for each of its own entries would cost the owner as much again.
+   */
+  paused: boolean;
 }
 
 /** Where a newly followed session starts: its running turn's snapshot, or the log's end. */
@@ -74,6 +80,7 @@ export class FrameFollower {
       position: point.position,
       remoteTurn: point.turn?.turnId,
       waiters: [],
+      paused: false,
     });
     if (resync) this.#resyncDue = true;
     this.#restartRead();
@@ -87,8 +94,24 @@ export class FrameFollower {
     this.#restartRead();
   }
 
-  get(sessionId: string): FollowedSession | undefined {
-    return this.#sessions.get(sessionId);
+  /** This instance claimed the session's turn: its own entries are not read back. */
+  pause(sessionId: string): void {
+    const session = this.#sessions.get(sessionId);
+    if (!session || session.paused) return;
+    session.paused = true;
+    session.remoteTurn = undefined;
+    this.#restartRead();
+  }
+
+  /**
+   * The turn ended: reading goes on from where it stopped. Its own entries come back once
+   * and are skipped; anything another instance wrote after them (a takeover) is delivered.
+   */
+  resume(sessionId: string): void {
+    const session = this.#sessions.get(sessionId);
+    if (!session?.paused) return;
+    session.paused = false;
+    this.#restartRead();
   }
 
   /** The sessions whose turn another instance runs, with its id. */
@@ -141,15 +164,16 @@ export class FrameFollower {
   async #loop(): Promise<void> {
     const { prefix, logger, blockMs = 5_000 } = this.options;
     while (!this.#closed) {
-      if (!this.#sessions.size) {
+      const reading = [...this.#sessions].filter(([, session]) => !session.paused);
+      if (!reading.length) {
         await new Promise<void>((resolve) => (this.#wake = resolve));
         this.#wake = undefined;
         continue;
       }
       try {
         if (this.#resyncDue) await this.#resync();
-        const keys = [...this.#sessions.keys()].map((id) => sessionKeys(prefix, id).frames);
-        const positions = [...this.#sessions.values()].map((s) => s.position);
+        const keys = reading.map(([id]) => sessionKeys(prefix, id).frames);
+        const positions = reading.map(([, session]) => session.position);
         this.#blockedClientId ??= (await this.blocking.client('ID')) as number;
         const read = await this.blocking.xread(
           'COUNT',
@@ -180,13 +204,17 @@ export class FrameFollower {
     const frames: ServerFrame[] = [];
     for (const [id, fields] of entries) {
       session.position = id;
-      const origin = fieldOf(fields, 'o');
+      // This instance's own entry: delivered when it was made, and the turn it belongs
+      // to runs (or ran) here; only the position moves. Not even parsed.
+      if (fieldOf(fields, 'o') === this.options.instanceId) {
+        session.remoteTurn = undefined;
+        continue;
+      }
       const frame = JSON.parse(fieldOf(fields, 'f') ?? 'null') as ServerFrame | null;
       if (!frame) continue;
-      if (frame.type === 'user_message')
-        session.remoteTurn = origin === this.options.instanceId ? undefined : frame.message.id;
+      if (frame.type === 'user_message') session.remoteTurn = frame.message.id;
       if (frame.type === 'message') session.remoteTurn = undefined;
-      if (origin !== this.options.instanceId) frames.push(frame);
+      frames.push(frame);
     }
     if (frames.length) session.frames(frames);
     session.waiters = session.waiters.filter((waiter) => {

@@ -138,6 +138,7 @@ export class RedisSessionCluster implements SessionCluster {
     const [, generation, lastId] = claimed;
     // Everything published before the claim reaches this instance's tabs before the turn's own frames.
     await this.#follower.caughtUp(sessionId, lastId);
+    this.#follower.pause(sessionId);
     const turn = new OwnedTurn(
       this.redis.command,
       sessionId,
@@ -148,7 +149,9 @@ export class RedisSessionCluster implements SessionCluster {
       this.#turnOptions,
       this.logger,
       () => {
-        if (this.#owned.get(sessionId)?.turn === turn) this.#owned.delete(sessionId);
+        if (this.#owned.get(sessionId)?.turn !== turn) return;
+        this.#owned.delete(sessionId);
+        this.#follower.resume(sessionId);
       },
     );
     this.#owned.set(sessionId, { turnId, turn });
