@@ -101,6 +101,34 @@ describe('a mistake is one line and exit 2', slow, () => {
     });
   });
 
+  test.concurrent(
+    'Redis or PostgreSQL that cannot be reached at start: one line without the password',
+    async () => {
+      const port = await closedPort();
+      const redis = await run([], {
+        AALIS_REDIS_URL: `redis://:hunter2@127.0.0.1:${port}`,
+        AALIS_DATA_DIR: ':memory:',
+      });
+      expect(redis.code).toBe(2);
+      expect(redis.out).toBe('');
+      expect(redis.err).toMatch(
+        new RegExp(
+          `^aalis-server: Redis at redis://(:?\\*\\*\\*@)?127\\.0\\.0\\.1:${port} cannot be reached: ECONNREFUSED\\n$`,
+        ),
+      );
+      expect(redis.err).not.toContain('hunter2');
+      const postgres = await run([], {
+        AALIS_DATABASE_URL: `postgres://aalis:hunter2@127.0.0.1:${port}/chat`,
+      });
+      expect(postgres.code).toBe(2);
+      expect(postgres.out).toBe('');
+      expect(postgres.err).toMatch(
+        /^aalis-server: PostgreSQL at postgres:\/\/aalis@127\.0\.0\.1:\d+\/chat cannot be reached: ECONNREFUSED\n$/,
+      );
+      expect(postgres.err).not.toContain('hunter2');
+    },
+  );
+
   test.concurrent('--help documents --config and --check, and points to the schema', async () => {
     const { code, out } = await run(['--help']);
     expect(code).toBe(0);

@@ -41,13 +41,17 @@ export async function connectRedis(
   const subscriber = new Redis(url, { ...options, enableOfflineQueue: true });
   const all = [command, blocking, subscriber];
   watchHealth(command, label, logger);
-  for (const redis of [blocking, subscriber]) redis.on('error', () => {}); // the command connection reports
+  // The socket's own error (ECONNREFUSED) says more than the rejected connect ("Connection is closed").
+  let firstError: Error | undefined;
+  for (const redis of all) redis.on('error', (error: Error) => (firstError ??= error));
   try {
     await Promise.all(all.map((redis) => redis.connect()));
     await command.ping();
   } catch (error) {
     for (const redis of all) redis.disconnect();
-    throw new Error(`Redis at ${label} cannot be reached: ${(error as Error).message}`);
+    const reason =
+      (firstError as NodeJS.ErrnoException | undefined)?.code ?? (firstError ?? (error as Error)).message;
+    throw new Error(`Redis at ${label} cannot be reached: ${reason}`);
   }
   return {
     command,
@@ -62,8 +66,10 @@ export async function connectRedis(
 /** One log line when Redis is lost, one when it is back; not one per retry. */
 function watchHealth(redis: Redis, label: string, logger: Logger): void {
   let lost = false;
+  // Before the first connection, a failure is the start-up check's to say, in one line.
+  let connected = false;
   redis.on('error', (error: Error) => {
-    if (lost) return;
+    if (lost || !connected) return;
     lost = true;
     logger.error(
       { redis: label, err: error.message },
@@ -71,6 +77,7 @@ function watchHealth(redis: Redis, label: string, logger: Logger): void {
     );
   });
   redis.on('ready', () => {
+    connected = true;
     if (!lost) return;
     lost = false;
     logger.info({ redis: label }, 'Redis reachable again');
