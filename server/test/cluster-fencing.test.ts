@@ -63,9 +63,9 @@ test('a stale owner is fenced: one interrupted answer for everyone, nothing writ
   a.send({ type: 'send', text: 'talk slowly' });
   await b.next((f) => f.type === 'stream' && Boolean(f.contentDelta));
 
-  // What a takeover leaves: the lease gone, the generation passed.
+  // What a takeover leaves: the lease gone, the generation set to another claim's token.
   const keys = sessionKeys('aalis:', sessionId);
-  await admin.multi().del(keys.lease).incr(keys.generation).exec();
+  await admin.multi().del(keys.lease).set(keys.generation, 'another-instance:another-claim').exec();
 
   const ended = await b.turnEnd();
   expect(ended.message).toMatchObject({ status: 'error', error: { code: 'interrupted' } });

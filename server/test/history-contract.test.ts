@@ -341,7 +341,8 @@ describe.each(backends.map((backend) => [backend.name, backend] as const))(
         await start('call_b', 10);
         await start('call_a', 11);
         await start('call_c', 12);
-        await start('call_x', 13, 'another-turn');
+        // A turn that is not the one running runs no tools (fencing).
+        expect(await start('call_x', 13, 'another-turn')).toBe(false);
         expect(await store.unfinishedTools('s', 'u0')).toEqual(['call_b', 'call_a', 'call_c']);
         await store.toolEnded('s', 'u0', 'call_a', 'done', 20);
         await store.toolEnded('s', 'u0', 'call_c', 'error', 21);
@@ -349,8 +350,11 @@ describe.each(backends.map((backend) => [backend.name, backend] as const))(
         await store.toolEnded('s', 'u0', 'call_a', 'error', 22);
         await store.toolEnded('s', 'u0', 'never-started', 'done', 23);
         expect(await store.unfinishedTools('s', 'u0')).toEqual(['call_b']);
-        expect(await store.unfinishedTools('s', 'another-turn')).toEqual(['call_x']);
+        expect(await store.unfinishedTools('s', 'another-turn')).toEqual([]);
         expect(await store.unfinishedTools('other-session', 'u0')).toEqual([]);
+        // Once the turn ended (here or on another instance), none of its calls starts.
+        await store.endTurn('s', text('a0', 'assistant'), 'u0');
+        expect(await start('call_late', 30)).toBe(false);
       });
     });
 

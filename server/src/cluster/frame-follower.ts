@@ -17,15 +17,20 @@ import { sessionKeys, sessionOfFramesKey } from './keys.js';
 import type { ScriptedRedis } from './scripts.js';
 import { compareStreamIds } from './stream-ids.js';
 
+/**
+ * Frames of other instances, in order; `runningTurn` when they begin with a snapshot of a
+ * turn another instance runs (its id, which a snapshot frame does not carry).
+ */
+export type FramesHandler = (frames: ServerFrame[], runningTurn?: string) => void;
+
 export interface FollowedSession {
-  /** Frames of other instances, in order. */
-  frames(frames: ServerFrame[]): void;
+  frames: FramesHandler;
   /** Stream entries read, own ones included: a user message of this instance ends watching its turn. */
   position: string;
   /** The id of the turn another instance runs, as the log says (for the dead-owner watch). */
   remoteTurn: string | undefined;
-  /** Position waits of claims. */
-  waiters: Array<{ id: string; resolve: () => void }>;
+  /** Position waits of claims: each resolves true once read up to its id, false when given up. */
+  waiters: Array<{ id: string; resolve: (reached: boolean) => void }>;
   /**
    * This instance runs the session's turn: every entry written meanwhile is its own (the
    * lease fences everyone else), so the session is left out of the reads until the turn
@@ -40,6 +45,8 @@ export interface ResumePoint {
   position: string;
   /** The log's last entry now: reading up to it brings the session up to date. */
   end: string;
+  /** The log's oldest entry still kept ('0-0' when there is none). */
+  first: string;
   turn?: { turnId: string; resume: StreamResumeFrame };
 }
 
@@ -63,18 +70,16 @@ export class FrameFollower {
   /** Reads where a session's log stands (its running turn, or its end). */
   async resumePoint(sessionId: string): Promise<ResumePoint> {
     const keys = sessionKeys(this.options.prefix, sessionId);
-    const [end, position, frame, turnId] = await this.command.aalisResumePoint(keys.snapshot, keys.frames);
-    if (!position || !frame || !turnId) return { position: end, end };
-    return { position, end, turn: { turnId, resume: JSON.parse(frame) as StreamResumeFrame } };
+    const [first, end, position, frame, turnId] = await this.command.aalisResumePoint(
+      keys.snapshot,
+      keys.frames,
+    );
+    if (!position || !frame || !turnId) return { position: end, end, first };
+    return { position, end, first, turn: { turnId, resume: JSON.parse(frame) as StreamResumeFrame } };
   }
 
   /** With `resync`, the session's resume point could not be read: it is, before the next read. */
-  add(
-    sessionId: string,
-    point: ResumePoint,
-    frames: (frames: ServerFrame[]) => void,
-    { resync = false } = {},
-  ): void {
+  add(sessionId: string, point: ResumePoint, frames: FramesHandler, { resync = false } = {}): void {
     this.#sessions.set(sessionId, {
       frames,
       position: point.position,
@@ -90,7 +95,7 @@ export class FrameFollower {
     const session = this.#sessions.get(sessionId);
     if (!session) return;
     this.#sessions.delete(sessionId);
-    for (const waiter of session.waiters) waiter.resolve();
+    for (const waiter of session.waiters) waiter.resolve(true);
     this.#restartRead();
   }
 
@@ -121,22 +126,22 @@ export class FrameFollower {
   }
 
   /**
-   * Resolves once the session's entries up to `id` were read and handed over (or after
-   * `timeoutMs`: a claim must not hang on a stuck read; it is logged).
+   * Resolves true once the session's entries up to `id` were read and handed over; false
+   * after `timeoutMs` (a read that is stuck: a claim must not hang, nor go on out of order).
    */
-  caughtUp(sessionId: string, id: string, timeoutMs = 2_000): Promise<void> {
+  caughtUp(sessionId: string, id: string, timeoutMs = 2_000): Promise<boolean> {
     const session = this.#sessions.get(sessionId);
-    if (!session || compareStreamIds(session.position, id) >= 0) return Promise.resolve();
+    if (!session || compareStreamIds(session.position, id) >= 0) return Promise.resolve(true);
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.options.logger.warn({ sessionId, id }, 'the shared log was not read up to a claim in time');
-        resolve();
+        resolve(false);
       }, timeoutMs);
       session.waiters.push({
         id,
-        resolve: () => {
+        resolve: (reached) => {
           clearTimeout(timer);
-          resolve();
+          resolve(reached);
         },
       });
     });
@@ -219,21 +224,27 @@ export class FrameFollower {
     if (frames.length) session.frames(frames);
     session.waiters = session.waiters.filter((waiter) => {
       if (compareStreamIds(session.position, waiter.id) < 0) return true;
-      waiter.resolve();
+      waiter.resolve(true);
       return false;
     });
   }
 
-  /** After an outage: each session from its resume point; a running turn's snapshot goes to its connections. */
+  /**
+   * After a failed read: each session reads on from where it was when the log still holds
+   * every entry after that; otherwise (Redis lost them, or they were trimmed) from its
+   * resume point, and a running turn's snapshot goes to its connections.
+   */
   async #resync(): Promise<void> {
     for (const [sessionId, session] of this.#sessions) {
       const point = await this.resumePoint(sessionId);
-      session.position = point.position;
-      if (point.turn) {
-        session.remoteTurn = point.turn.turnId;
-        session.frames([point.turn.resume]);
+      const kept = point.first !== '0-0' && compareStreamIds(session.position, point.first) >= 0;
+      if (!kept) {
+        session.position = point.position;
+        session.remoteTurn = point.turn?.turnId;
+        if (point.turn) session.frames([point.turn.resume], point.turn.turnId);
       }
-      for (const waiter of session.waiters.splice(0)) waiter.resolve();
+      // A claim waiting meanwhile is not served out of order: it gives up.
+      for (const waiter of session.waiters.splice(0)) waiter.resolve(false);
     }
     this.#resyncDue = false;
     this.options.logger.info(

@@ -44,7 +44,8 @@ export class OwnedTurn implements ClusterTurn {
     private readonly sessionId: string,
     private readonly turnId: string,
     private readonly keys: SessionKeys,
-    private readonly generation: number,
+    /** This claim's fencing token (scripts.ts). */
+    private readonly generation: string,
     private readonly requests: OwnerRequests,
     private readonly options: OwnedTurnOptions,
     private readonly logger: Logger,
@@ -96,6 +97,10 @@ export class OwnedTurn implements ClusterTurn {
     if (snapshot && snapshot !== 'null') {
       this.#lastSnapshotAt = now;
       this.#forceSnapshot = false;
+      // A write failed before this one: the frames it carried never reached the other
+      // instances' tabs. The snapshot goes into the log after this batch, so that every
+      // reader is reset to the turn exactly as it stands.
+      if (this.#unreachable) frames.push(snapshot);
     }
     const { keys, options } = this;
     // Chained: the script calls of a turn leave in order (one connection keeps that too).

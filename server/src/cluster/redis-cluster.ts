@@ -19,6 +19,7 @@ import { FrameFollower } from './frame-follower.js';
 import { channels, sessionKeys } from './keys.js';
 import { OwnedTurn, type OwnedTurnOptions } from './owned-turn.js';
 import type { RedisConnections } from './redis-connections.js';
+import { KEEP_MS } from './scripts.js';
 
 export interface RedisClusterOptions {
   /** A turn's lease: how long an owner that stopped renewing is waited for (default 10 s). */
@@ -88,10 +89,10 @@ export class RedisSessionCluster implements SessionCluster {
     const ready = this.#follower.resumePoint(sessionId).then(
       async (point) => {
         if (this.#following.get(sessionId)?.ready !== ready) return null;
-        this.#follower.add(sessionId, point, (frames) => handlers.frames(frames));
+        this.#follower.add(sessionId, point, handlers.frames);
         // The snapshot first, then the entries after it, read up to the log's end now:
         // a new tab's resume is as fresh as a tab's on the instance running the turn.
-        if (point.turn) handlers.frames([point.turn.resume]);
+        if (point.turn) handlers.frames([point.turn.resume], point.turn.turnId);
         await this.#follower.caughtUp(sessionId, point.end);
         return point.turn ?? null;
       },
@@ -100,14 +101,9 @@ export class RedisSessionCluster implements SessionCluster {
         // is read from its resume point once Redis is back.
         this.logger.warn({ sessionId, err: (error as Error).message }, 'following a session waits for Redis');
         if (this.#following.get(sessionId)?.ready === ready)
-          this.#follower.add(
-            sessionId,
-            { position: '0-0', end: '0-0' },
-            (frames) => handlers.frames(frames),
-            {
-              resync: true,
-            },
-          );
+          this.#follower.add(sessionId, { position: '0-0', end: '0-0', first: '0-0' }, handlers.frames, {
+            resync: true,
+          });
         return null;
       },
     );
@@ -124,6 +120,7 @@ export class RedisSessionCluster implements SessionCluster {
   async claim(sessionId: string, turnId: string, requests: OwnerRequests): Promise<ClusterTurn | 'busy'> {
     const keys = sessionKeys(this.#prefix, sessionId);
     const { instanceId, leaseMs } = this.#turnOptions;
+    const generation = `${instanceId}:${turnId}`;
     const claimed = await this.redis.command.aalisClaim(
       keys.lease,
       keys.generation,
@@ -132,19 +129,17 @@ export class RedisSessionCluster implements SessionCluster {
       keys.decisions,
       instanceId,
       leaseMs,
-      24 * 3_600_000,
+      KEEP_MS,
+      generation,
     );
     if (claimed[0] === 0) return 'busy';
-    const [, generation, lastId] = claimed;
-    // Everything published before the claim reaches this instance's tabs before the turn's own frames.
-    await this.#follower.caughtUp(sessionId, lastId);
-    this.#follower.pause(sessionId);
+    const [, lastId] = claimed;
     const turn = new OwnedTurn(
       this.redis.command,
       sessionId,
       turnId,
       keys,
-      Number(generation),
+      generation,
       requests,
       this.#turnOptions,
       this.logger,
@@ -154,6 +149,13 @@ export class RedisSessionCluster implements SessionCluster {
         this.#follower.resume(sessionId);
       },
     );
+    // Everything published before the claim reaches this instance's tabs before the
+    // turn's own frames; a read that cannot get there in time gives the turn up again.
+    if (!(await this.#follower.caughtUp(sessionId, lastId))) {
+      await turn.release();
+      throw new Error('the shared log could not be read up to the claim in time');
+    }
+    this.#follower.pause(sessionId);
     this.#owned.set(sessionId, { turnId, turn });
     return turn;
   }

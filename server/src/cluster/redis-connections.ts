@@ -36,8 +36,18 @@ export async function connectRedis(
     // Forever, at most every 2 s: losing Redis later is survived, not fatal.
     retryStrategy: (times) => Math.min(times * 200, 2_000),
   };
-  const command = withScripts(new Redis(url, { ...options, enableAutoPipelining: true }));
-  const blocking = new Redis(url, options);
+  // A command that gets no answer (a network that drops packets) fails in 5 s; a command
+  // in flight when the connection dropped is not sent again (an append must not be
+  // written twice, a blocking read must notice the new connection).
+  const command = withScripts(
+    new Redis(url, {
+      ...options,
+      enableAutoPipelining: true,
+      commandTimeout: 5_000,
+      autoResendUnfulfilledCommands: false,
+    }),
+  );
+  const blocking = new Redis(url, { ...options, autoResendUnfulfilledCommands: false });
   const subscriber = new Redis(url, { ...options, enableOfflineQueue: true });
   const all = [command, blocking, subscriber];
   watchHealth(command, label, logger);

@@ -78,9 +78,10 @@ export class MemoryHistoryStore implements HistoryStore {
   }
 
   async toolStarting({ sessionId, turnId, callId, at }: ToolExecutionStart): Promise<boolean> {
-    const { tools } = this.#session(sessionId);
+    const { tools, running } = this.#session(sessionId);
     const key = executionKey(turnId, callId);
-    if (tools.has(key)) return false;
+    // Only while the turn is the one marked running (fencing), and once.
+    if (running?.turnId !== turnId || tools.has(key)) return false;
     tools.set(key, { turnId, callId, startedAt: at, ended: false });
     return true;
   }

@@ -66,6 +66,10 @@ export class PostgresHistoryStore implements HistoryStore {
       max: options.max ?? 10,
       connectionTimeoutMillis: options.connectionTimeoutMillis ?? 10_000,
       application_name: 'aalis',
+      // A database that stops answering (a network that drops packets) fails a query in
+      // 10 s rather than holding a turn or a hello until TCP gives up.
+      query_timeout: 10_000,
+      statement_timeout: 10_000,
     });
     // Without a listener, an idle connection's error would end the process.
     pool.on('error', (error) => options.onIdleError?.(error));
@@ -199,8 +203,13 @@ export class PostgresHistoryStore implements HistoryStore {
 
   async toolStarting({ sessionId, turnId, callId, name, at }: ToolExecutionStart): Promise<boolean> {
     const { rowCount } = await this.#pool.query(
+      // Only while the turn is the one marked running: a turn another instance ended
+      // (fencing) runs no more tools.
       `INSERT INTO tool_executions (session_id, turn_id, call_id, name, started_at)
-       VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+       SELECT $1, $2, $3, $4, $5
+        WHERE EXISTS (SELECT 1 FROM running_turns
+                       WHERE session_id = $1 AND (turn_id = $2 OR turn_id IS NULL))
+       ON CONFLICT DO NOTHING`,
       [sessionId, turnId, callId, name, at],
     );
     return rowCount === 1;

@@ -98,8 +98,12 @@ export class SqliteHistoryStore implements HistoryStore {
       grants: db.prepare('SELECT tool FROM tool_grants WHERE session_id = ? ORDER BY tool').pluck(),
       grant: db.prepare('INSERT OR IGNORE INTO tool_grants (session_id, tool) VALUES (?, ?)'),
       toolStarting: db.prepare(
+        // Only while the turn is the one marked running: a turn another instance ended
+        // (fencing) runs no more tools.
         `INSERT OR IGNORE INTO tool_executions (session_id, turn_id, call_id, name, started_at)
-         VALUES (@sessionId, @turnId, @callId, @name, @at)`,
+         SELECT @sessionId, @turnId, @callId, @name, @at
+          WHERE EXISTS (SELECT 1 FROM running_turns
+                         WHERE session_id = @sessionId AND (turn_id = @turnId OR turn_id IS NULL))`,
       ),
       // The first ending recorded is the one that happened: a later report changes nothing.
       toolEnded: db.prepare(

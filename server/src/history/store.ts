@@ -51,7 +51,8 @@ export interface HistoryStore {
   grantTool(sessionId: string, toolName: string): Promise<void>;
   /**
    * Records that a tool call is about to run, before it runs. False when the call was
-   * recorded before: it ran (or may have run) already, and must not run again.
+   * recorded before (it ran, or may have run, already), or when its turn is no longer
+   * the one marked running (another instance ended it): either way it must not run.
    */
   toolStarting(execution: ToolExecutionStart): Promise<boolean>;
   /** Records how a recorded call ended. */

@@ -47,8 +47,11 @@ export interface SessionCluster {
 }
 
 export interface FollowHandlers {
-  /** Frames other instances published, in order. */
-  frames(frames: ServerFrame[]): void;
+  /**
+   * Frames other instances published, in order. `runningTurn` comes with a snapshot of a
+   * turn another instance runs (a `stream_resume`, which does not name its turn).
+   */
+  frames(frames: ServerFrame[], runningTurn?: string): void;
   /**
    * The turn `turnId` runs on no instance any more (its owner died: its lease expired and
    * was not renewed). The hub ends it once, for everyone.

@@ -545,7 +545,9 @@ export class SessionHub {
       const failed: ChatMessage = { ...message, status: 'error', error: message.error ?? unsaved };
       try {
         const { usage: _usage, ...stub } = failed;
-        await store.endTurn(sessionId, { ...stub, parts: [] }, turnId);
+        // Refused: another instance ended the turn meanwhile, and its answer stands.
+        if (!(await store.endTurn(sessionId, { ...stub, parts: [] }, turnId)))
+          return { message: failed, errors: [], lost: true };
       } catch (again) {
         this.#options.logger.error(
           { err: again, errorId: unsaved.errorId, sessionId },
@@ -566,7 +568,20 @@ export class SessionHub {
    */
   async #endOrphanedTurn(session: Session, turnId: string): Promise<void> {
     const cluster = this.#cluster;
-    if (!cluster || session.turn || session.remoteTurn !== turnId) return;
+    if (!cluster || session.turn || session.claiming || session.remoteTurn !== turnId) return;
+    // Held in memory, and no send of this instance claims meanwhile, until it is done.
+    session.claiming = true;
+    session.pending++;
+    try {
+      await this.#endOrphaned(cluster, session, turnId);
+    } finally {
+      session.claiming = false;
+      session.pending--;
+      this.#forgetIfIdle(session);
+    }
+  }
+
+  async #endOrphaned(cluster: SessionCluster, session: Session, turnId: string): Promise<void> {
     const { store, now } = this.#options;
     const sessionId = session.id;
     let lease: ClusterTurn | 'busy';
@@ -577,6 +592,8 @@ export class SessionHub {
       return;
     }
     if (lease === 'busy') return; // Another instance ends it (or a new turn began).
+    // Everything before the claim was read meanwhile: the turn may have ended after all.
+    if (session.remoteTurn !== turnId) return void (await lease.release());
     const turn: RunningTurn = {
       id: turnId,
       controller: new AbortController(),
@@ -738,7 +755,8 @@ export class SessionHub {
   }
 
   /** Frames another instance published (cluster): this instance's peers get them, in order. */
-  #takeRemote(session: Session, frames: ServerFrame[]): void {
+  #takeRemote(session: Session, frames: ServerFrame[], runningTurn?: string): void {
+    if (runningTurn !== undefined && !session.turn) session.remoteTurn = runningTurn;
     for (const frame of frames) {
       // A snapshot after Redis was lost: the turn as it stands, unless it is this instance's own.
       if (frame.type === 'stream_resume' && session.turn) continue;
@@ -790,7 +808,7 @@ export class SessionHub {
     if (!cluster) return Promise.resolve();
     session.followed ??= cluster
       .follow(session.id, {
-        frames: (frames) => this.#takeRemote(session, frames),
+        frames: (frames, runningTurn) => this.#takeRemote(session, frames, runningTurn),
         ownerGone: (turnId) => void this.#endOrphanedTurn(session, turnId),
       })
       .then(
@@ -833,7 +851,7 @@ export class SessionHub {
     if (session.peers.size || session.turn || session.pending) return;
     if (this.#sessions.get(session.id) !== session) return;
     this.#sessions.delete(session.id);
-    if (session.followed) this.#cluster?.unfollow(session.id);
+    this.#cluster?.unfollow(session.id);
   }
 
   #logError(error: unknown, what: string): string {
