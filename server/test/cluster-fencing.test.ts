@@ -88,3 +88,20 @@ test('a stale owner is fenced: one interrupted answer for everyone, nothing writ
   b.send({ type: 'send', text: 'again' });
   expect((await b.turnEnd(b.frames.length)).message.status).toBe('complete');
 }, 30_000);
+
+test('a turn whose instance died with no tab left is marked failed by the next look of any instance', async () => {
+  const store = new MemoryHistoryStore();
+  // What a dead instance leaves: the question stored, its turn marked running, no lease.
+  await store.beginTurn('orphan-session', { id: 'turn_dead', role: 'user', parts: [], createdAt: 1 }, 1);
+  await serverOn(store, []);
+  const deadline = Date.now() + LEASE_MS * 12;
+  let messages = (await store.page('orphan-session', { limit: 10 })).messages;
+  while (messages.length < 2 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    messages = (await store.page('orphan-session', { limit: 10 })).messages;
+  }
+  expect(messages.map((m) => [m.role, m.status ?? null, m.error?.code ?? null])).toEqual([
+    ['user', null, null],
+    ['assistant', 'error', 'interrupted'],
+  ]);
+}, 30_000);

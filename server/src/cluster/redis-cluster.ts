@@ -196,6 +196,16 @@ export class RedisSessionCluster implements SessionCluster {
     return (await this.redis.command.exists(sessionKeys(this.#prefix, sessionId).lease)) === 1;
   }
 
+  async ownerGone(sessionId: string): Promise<boolean> {
+    if (await this.isRunning(sessionId)) return false;
+    await new Promise((resolve) => setTimeout(resolve, this.#turnOptions.leaseMs / 2));
+    return !(await this.isRunning(sessionId));
+  }
+
+  get sweepEveryMs(): number {
+    return this.#turnOptions.leaseMs * 6;
+  }
+
   async close(): Promise<void> {
     clearInterval(this.#watch);
     await this.#follower.close();

@@ -43,6 +43,16 @@ export interface SessionCluster {
   announcedOwner(sessionId: string): Promise<string | null | undefined>;
   /** Whether some instance holds the session's turn now (a start's recovery leaves those alone). */
   isRunning(sessionId: string): Promise<boolean>;
+  /**
+   * Whether the session's turn lost its owner: no instance held it at two looks half a
+   * lease apart (a renewal comes every third of one).
+   */
+  ownerGone(sessionId: string): Promise<boolean>;
+  /**
+   * How often an instance looks for turns whose owner died with no tab left to notice
+   * (the history's running marks without a lease).
+   */
+  readonly sweepEveryMs: number;
   close(): Promise<void>;
 }
 

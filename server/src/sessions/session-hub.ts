@@ -146,6 +146,9 @@ export class SessionHub {
   readonly #sessions = new Map<string, Session>();
   readonly #options: Required<Omit<SessionHubOptions, 'cluster'>>;
   readonly #cluster: SessionCluster | undefined;
+  /** With a cluster: the look for turns whose owner died with no tab left (#sweep). */
+  readonly #sweeper: NodeJS.Timeout | undefined;
+  #sweeping = false;
   #shuttingDown = false;
 
   constructor(options: SessionHubOptions) {
@@ -163,6 +166,10 @@ export class SessionHub {
       ...options,
     };
     this.#cluster = options.cluster;
+    if (this.#cluster) {
+      this.#sweeper = setInterval(() => void this.#sweep(), this.#cluster.sweepEveryMs);
+      this.#sweeper.unref();
+    }
     const { agent } = this.#options;
     agent.on('outbound:stream', (chunk) => {
       const turn = this.#sessions.get(chunk.sessionId)?.turn;
@@ -415,6 +422,7 @@ export class SessionHub {
    */
   async shutdown(): Promise<void> {
     this.#shuttingDown = true;
+    clearInterval(this.#sweeper);
     const running = [...this.#sessions.values()].flatMap((s) => (s.turn ? [s.turn] : []));
     for (const turn of running) {
       turn.stopReason = {
@@ -556,6 +564,35 @@ export class SessionHub {
       }
       // The visitor keeps what was shown (it may still be copied), marked as not saved.
       return { message: failed, errors: [...own, unsaved] };
+    }
+  }
+
+  /**
+   * With a cluster: turns whose instance died while no tab was on their session (so no
+   * instance watched their lease) stay marked running in the history. Every instance
+   * looks now and then; a mark whose lease is gone at two looks half a lease apart is
+   * ended as interrupted (the history resolves each mark once, whoever looks). A session
+   * this instance follows is left to the watch, which keeps the answer so far.
+   */
+  async #sweep(): Promise<void> {
+    const cluster = this.#cluster;
+    if (!cluster || this.#sweeping || this.#shuttingDown) return;
+    this.#sweeping = true;
+    try {
+      const ended = await this.#options.store.recoverInterruptedTurns(async (sessionId) => {
+        const session = this.#sessions.get(sessionId);
+        if (session?.turn || session?.claiming || session?.remoteTurn) return true;
+        return !(await cluster.ownerGone(sessionId));
+      });
+      if (ended)
+        this.#options.logger.info(
+          { turns: ended },
+          'turns whose instance died, with no tab left, were marked failed',
+        );
+    } catch (error) {
+      this.#logError(error, 'looking for turns whose instance died failed');
+    } finally {
+      this.#sweeping = false;
     }
   }
 
