@@ -80,7 +80,7 @@ export class Budgets {
    */
   async refusal(
     visitor: BudgetVisitor | undefined,
-    runningTurns: () => number,
+    runningTurns: () => number | Promise<number>,
   ): Promise<BudgetRefusal | undefined> {
     if (!this.active) return undefined;
     const now = this.#now();
@@ -120,7 +120,7 @@ export class Budgets {
         message: `this chat has used its answers for today: try again in ${wait(retryInMs)}`,
       };
     }
-    if (maxConcurrentTurns && runningTurns() >= maxConcurrentTurns) {
+    if (maxConcurrentTurns && (await runningTurns()) >= maxConcurrentTurns) {
       return {
         code: ErrorCode.Overloaded,
         limit: 'concurrent_turns',

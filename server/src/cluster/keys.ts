@@ -38,6 +38,12 @@ export function sessionOfFramesKey(prefix: string, key: string): string {
   return key.slice(prefix.length + 1, key.length - '}:frames'.length);
 }
 
+/**
+ * The running turns of every instance, as a sorted set of session ids scored by when
+ * their lease expires: an owner that dies leaves an entry that expires with its lease.
+ */
+export const runningTurnsKey = (prefix: string) => `${prefix}running`;
+
 /** Pub/sub channels, one for all sessions: stops and decisions are rare. */
 export const channels = (prefix: string) => ({
   abort: `${prefix}abort`,

@@ -16,7 +16,7 @@ import type {
   SessionCluster,
 } from '../sessions/session-cluster.js';
 import { FrameFollower } from './frame-follower.js';
-import { channels, sessionKeys } from './keys.js';
+import { channels, runningTurnsKey, sessionKeys } from './keys.js';
 import { OwnedTurn, type OwnedTurnOptions } from './owned-turn.js';
 import type { RedisConnections } from './redis-connections.js';
 import { KEEP_MS } from './scripts.js';
@@ -147,6 +147,7 @@ export class RedisSessionCluster implements SessionCluster {
         if (this.#owned.get(sessionId)?.turn !== turn) return;
         this.#owned.delete(sessionId);
         this.#follower.resume(sessionId);
+        this.redis.command.zrem(runningTurnsKey(this.#prefix), sessionId).catch(() => {});
       },
     );
     // Everything published before the claim reaches this instance's tabs before the
@@ -157,6 +158,7 @@ export class RedisSessionCluster implements SessionCluster {
     }
     this.#follower.pause(sessionId);
     this.#owned.set(sessionId, { turnId, turn });
+    this.#markRunning([sessionId]);
     return turn;
   }
 
@@ -190,6 +192,25 @@ export class RedisSessionCluster implements SessionCluster {
   async announcedOwner(sessionId: string): Promise<string | null | undefined> {
     const owner = await this.redis.command.get(sessionKeys(this.#prefix, sessionId).announced);
     return owner === null ? undefined : owner || null;
+  }
+
+  async runningTurns(): Promise<number> {
+    const key = runningTurnsKey(this.#prefix);
+    const [, count] = (await this.redis.command
+      .multi()
+      .zremrangebyscore(key, '-inf', Date.now())
+      .zcard(key)
+      .exec()) as [[Error | null, number], [Error | null, number]];
+    if (count[0]) throw count[0];
+    return count[1];
+  }
+
+  /** The turns this instance runs count as running for a lease from now (renewed by the watch). */
+  #markRunning(sessionIds: string[]): void {
+    if (!sessionIds.length) return;
+    const until = Date.now() + this.#turnOptions.leaseMs;
+    const members = sessionIds.flatMap((id) => [until, id]);
+    this.redis.command.zadd(runningTurnsKey(this.#prefix), ...members).catch(() => {});
   }
 
   async isRunning(sessionId: string): Promise<boolean> {
@@ -232,6 +253,7 @@ export class RedisSessionCluster implements SessionCluster {
    * twice in a row (half a lease apart) means its owner died; the hub ends the turn.
    */
   async #watchOwners(): Promise<void> {
+    this.#markRunning([...this.#owned.keys()]);
     const running = [...this.#follower.remoteTurns()].filter(([sessionId]) => !this.#owned.has(sessionId));
     if (!running.length) return;
     let exists: number[];

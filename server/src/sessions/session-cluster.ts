@@ -41,6 +41,8 @@ export interface SessionCluster {
   announce(sessionId: string, owner: string | null): Promise<void>;
   /** The owner of a session announced and not stored yet (null: none); undefined when unknown. */
   announcedOwner(sessionId: string): Promise<string | null | undefined>;
+  /** Turns running now on every instance (the `maxConcurrentTurns` budget). */
+  runningTurns(): Promise<number>;
   /** Whether some instance holds the session's turn now (a start's recovery leaves those alone). */
   isRunning(sessionId: string): Promise<boolean>;
   /**

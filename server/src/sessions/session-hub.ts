@@ -713,7 +713,10 @@ export class SessionHub {
   /** Why the budgets refuse this peer's send now; a budget that cannot be read refuses nothing. */
   async #overBudget(peer: Peer) {
     try {
-      return await this.#options.budgets.refusal(peer.visitor, () => this.runningTurns);
+      // With a cluster, the turns every instance runs: the limit holds for the whole site.
+      const cluster = this.#cluster;
+      const running = cluster ? () => cluster.runningTurns() : () => this.runningTurns;
+      return await this.#options.budgets.refusal(peer.visitor, running);
     } catch (error) {
       this.#logError(error, 'reading the budgets failed: the message was let through');
       return undefined;

@@ -1,0 +1,70 @@
+/**
+ * The server's concurrent-turns budget holds for the whole site when instances share
+ * Redis: a turn running on one instance counts on every other. Two servers in one
+ * process on a real Redis, each on its own fake upstream.
+ */
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { RedisSessionCluster } from '../src/cluster/redis-cluster.js';
+import { connectRedis } from '../src/cluster/redis-connections.js';
+import { MemoryHistoryStore } from '../src/history/memory-store.js';
+import { completionChunk, sse, textAnswer, usageChunk, type Reply } from './fake-upstream.js';
+import { startRedis, type RedisService } from './services/redis.js';
+import { startServer, type Harness } from './ws-harness.js';
+
+const silent = { info: () => {}, warn: () => {}, error: () => {} } as never;
+let redis: RedisService;
+const servers: Harness[] = [];
+const clusters: RedisSessionCluster[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  for (const server of servers) await server.close();
+  for (const cluster of clusters) await cluster.close();
+  await redis.stop();
+});
+
+async function serverOn(store: MemoryHistoryStore, replies: Reply[]) {
+  const cluster = new RedisSessionCluster(await connectRedis(redis.url, silent), silent, { leaseMs: 1_000 });
+  clusters.push(cluster);
+  const server = await startServer({ replies, cluster, store, budgets: { maxConcurrentTurns: 1 } });
+  servers.push(server);
+  return server;
+}
+
+test('maxConcurrentTurns counts the turns of every instance', async () => {
+  const store = new MemoryHistoryStore();
+  const words = Array.from({ length: 30 }, (_, i) => completionChunk({ content: `w${i} ` }));
+  const slow = sse([
+    completionChunk({ role: 'assistant', content: '' }),
+    ...words,
+    completionChunk({}, 'stop'),
+    usageChunk(1, 30),
+  ]);
+  const first = await serverOn(store, [{ body: slow, byEvent: true, delayMs: 40 }]);
+  const second = await serverOn(store, [{ body: textAnswer('Now there is room.') }]);
+  const a = await first.connect();
+  await a.hello();
+  const b = await second.connect();
+  await b.hello();
+  a.send({ type: 'send', text: 'talk slowly' });
+  await a.next((f) => f.type === 'stream' && Boolean(f.contentDelta));
+  b.send({ type: 'send', text: 'me too', clientMessageId: 'b1' });
+  const refused = await b.next((f) => f.type === 'error' && f.clientMessageId === 'b1');
+  expect(refused).toMatchObject({ code: 'overloaded', limit: 'concurrent_turns' });
+  await a.turnEnd();
+  // The turn counts until its instance has given its lease up, a moment after its answer.
+  for (let attempt = 0; ; attempt++) {
+    const from = b.frames.length;
+    b.send({ type: 'send', text: 'and now?', clientMessageId: `b${attempt + 2}` });
+    const next = await b.next(
+      (f) => f.type === 'message' || (f.type === 'error' && f.clientMessageId !== undefined),
+      { from },
+    );
+    if (next.type === 'message') break;
+    expect(attempt).toBeLessThan(5);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(b.of('message').at(-1)!.message.status).toBe('complete');
+}, 30_000);
