@@ -10,6 +10,7 @@ import { ConfigError, type ServerConfig } from './config.js';
 import { RedisBudgetStore } from './budgets/redis-budget-store.js';
 import { connectRedis } from './cluster/redis-connections.js';
 import { RedisSessionCluster } from './cluster/redis-cluster.js';
+import { SharedIpRates } from './cluster/shared-ip-rates.js';
 import { MemoryHistoryStore } from './history/memory-store.js';
 import { PostgresHistoryStore } from './history/postgres-store.js';
 import { SqliteHistoryStore } from './history/sqlite-store.js';
@@ -87,7 +88,13 @@ export async function createAalisServer(
     ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
     // The data directory keeps the anonymous visitors' signing key across restarts when
     // no secret is configured (a JWKS only).
-    ...(cluster && redis ? { cluster, budgetStore: new RedisBudgetStore(redis.command) } : {}),
+    ...(cluster && redis
+      ? {
+          cluster,
+          budgetStore: new RedisBudgetStore(redis.command),
+          sharedIpRates: new SharedIpRates(redis.command),
+        }
+      : {}),
     ...(config.auth
       ? { auth: { ...config.auth, ...(config.dataDir ? { dataDir: config.dataDir } : {}) } }
       : {}),

@@ -1,11 +1,13 @@
 /**
- * The server's concurrent-turns budget holds for the whole site when instances share
- * Redis: a turn running on one instance counts on every other. Two servers in one
- * process on a real Redis, each on its own fake upstream.
+ * Limits hold for the whole site when instances share Redis: a turn running on one
+ * instance counts on every other against the concurrent-turns budget, and an address's
+ * sends per minute are counted once over all instances. Two servers in one process on a
+ * real Redis, each on its own fake upstream.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { RedisSessionCluster } from '../src/cluster/redis-cluster.js';
 import { connectRedis } from '../src/cluster/redis-connections.js';
+import { SharedIpRates } from '../src/cluster/shared-ip-rates.js';
 import { MemoryHistoryStore } from '../src/history/memory-store.js';
 import { completionChunk, sse, textAnswer, usageChunk, type Reply } from './fake-upstream.js';
 import { startRedis, type RedisService } from './services/redis.js';
@@ -67,4 +69,28 @@ test('maxConcurrentTurns counts the turns of every instance', async () => {
     await new Promise((r) => setTimeout(r, 100));
   }
   expect(b.of('message').at(-1)!.message.status).toBe('complete');
+}, 30_000);
+
+test("an address's sends per minute are counted once for every instance", async () => {
+  const connections = await connectRedis(redis.url, silent);
+  const cluster = new RedisSessionCluster(connections, silent, { leaseMs: 1_000 });
+  clusters.push(cluster);
+  const shared = {
+    ipLimits: { sendsPerMinute: 2 },
+    sharedIpRates: new SharedIpRates(connections.command, 'test:ip:'),
+  };
+  const replies = () => [{ body: textAnswer('One.') }, { body: textAnswer('Two.') }];
+  const one = await startServer({ replies: replies(), cluster, store: new MemoryHistoryStore(), ...shared });
+  const two = await startServer({ replies: replies(), cluster, store: new MemoryHistoryStore(), ...shared });
+  servers.push(one, two);
+  const tabs = [await one.connect(), await two.connect()];
+  for (const tab of tabs) await tab.hello();
+  tabs[0]!.send({ type: 'send', text: 'first' });
+  await tabs[0]!.turnEnd();
+  tabs[1]!.send({ type: 'send', text: 'second' });
+  await tabs[1]!.turnEnd();
+  // Each instance alone has seen one send; together, the address used its two.
+  tabs[0]!.send({ type: 'send', text: 'third', clientMessageId: 't3' });
+  const refused = await tabs[0]!.next((f) => f.type === 'error' && f.clientMessageId === 't3');
+  expect(refused).toMatchObject({ code: 'rate_limited' });
 }, 30_000);

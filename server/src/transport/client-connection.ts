@@ -23,7 +23,7 @@ import type { VisitorAuth } from '../identity/visitor-auth.js';
 import { VISITOR_REFUSED_REASON } from '../identity/visitor-auth.js';
 import type { Visitor } from '../identity/visitor.js';
 import { Outbox, defaultOutboxLimits, type OutboxLimits } from './outbox.js';
-import type { IpLimits } from './ip-limits.js';
+import type { IpRefusal } from './ip-limits.js';
 import { RateWindow } from './rate-window.js';
 import { sameSecret } from './same-secret.js';
 
@@ -43,7 +43,8 @@ export interface ConnectionOptions {
   /** `send` frames allowed per window before `rate_limited`. */
   sendRate: { max: number; windowMs: number };
   /** `send` frames per client IP, across connections (ip-limits.ts); checked after `sendRate`. */
-  ipSends?: Pick<IpLimits, 'takeSend'> | undefined;
+  ipSends?:
+    { takeSend(ip: string): { ok: true } | IpRefusal | Promise<{ ok: true } | IpRefusal> } | undefined;
   /** `hello` frames allowed per window; more get `rate_limited` (each one costs a store read). */
   helloRate: { max: number; windowMs: number };
   /** Frames of any kind allowed per window before the socket is closed with 1008. */
@@ -210,19 +211,8 @@ export class ClientConnection implements Peer {
         }
         return this.#bind(frame);
       }
-      case 'send': {
-        let allowed = this.#sends.take();
-        if (allowed.ok && this.options.ipSends && this.remoteAddress !== undefined)
-          allowed = this.options.ipSends.takeSend(this.remoteAddress);
-        if (!allowed.ok) {
-          const seconds = Math.ceil(allowed.retryInMs / 1000);
-          return this.#error(ErrorCode.RateLimited, `too many messages: try again in ${seconds} s`, {
-            retryInMs: allowed.retryInMs,
-            ...(frame.clientMessageId === undefined ? {} : { clientMessageId: frame.clientMessageId }),
-          });
-        }
-        return this.hub.send(this, this.#sessionId!, frame.text, frame.clientMessageId);
-      }
+      case 'send':
+        return this.#send(frame);
       case 'abort':
         return this.hub.abort(this.#sessionId!);
       case 'history':
@@ -230,6 +220,21 @@ export class ClientConnection implements Peer {
       case 'tool_decision':
         return this.hub.decide(this.#sessionId!, frame.callId, frame.decision, frame.remember);
     }
+  }
+
+  /** A `send` within the connection's rate and its IP's (this instance's, then the site's): a turn. */
+  async #send(frame: Extract<ClientFrame, { type: 'send' }>): Promise<void> {
+    let allowed: { ok: true } | { ok: false; retryInMs: number } = this.#sends.take();
+    if (allowed.ok && this.options.ipSends && this.remoteAddress !== undefined)
+      allowed = await this.options.ipSends.takeSend(this.remoteAddress);
+    if (!allowed.ok) {
+      const seconds = Math.ceil(allowed.retryInMs / 1000);
+      return this.#error(ErrorCode.RateLimited, `too many messages: try again in ${seconds} s`, {
+        retryInMs: allowed.retryInMs,
+        ...(frame.clientMessageId === undefined ? {} : { clientMessageId: frame.clientMessageId }),
+      });
+    }
+    return this.hub.send(this, this.#sessionId!, frame.text, frame.clientMessageId);
   }
 
   /** A hello that passed its checks: (re)binds the connection to the session it asks for. */

@@ -6,7 +6,8 @@ import type { AuthConfig } from '../identity/auth-config.js';
 import { createVisitorAuth } from '../identity/visitor-auth.js';
 import type { ConnectionOptions } from './client-connection.js';
 import { createClientIp, type ClientIpOf } from './client-ip.js';
-import { IpLimits, type IpLimitOptions } from './ip-limits.js';
+import type { SharedIpRates } from '../cluster/shared-ip-rates.js';
+import { IpLimits, type IpLimitOptions, type IpRefusal } from './ip-limits.js';
 
 export interface ChatEndpointOptions {
   /** Exact origins allowed to open the socket besides the server's own; `*` for any. */
@@ -39,6 +40,18 @@ export interface ChatEndpointOptions {
    * the client. Without the option there are no per-IP limits (the CLI sets them).
    */
   ipLimits?: IpLimitOptions;
+  /**
+   * The per-minute rates of `ipLimits` counted for every instance together (Redis, when
+   * instances share sessions); each instance's own limits still apply in front.
+   */
+  sharedIpRates?: SharedIpRates;
+}
+
+/** The per-IP side of an endpoint (ipSideOf). */
+export interface IpSide {
+  clientIpOf: ClientIpOf;
+  limits?: IpLimits;
+  shared?: SharedIpRates;
 }
 
 export const DEFAULT_MAX_FRAME_BYTES = 64 * 1024;
@@ -50,10 +63,11 @@ export const DEFAULT_MAX_FRAME_BYTES = 64 * 1024;
  */
 export function connectionOptionsOf(
   options: ChatEndpointOptions,
-  ipLimits?: IpLimits,
+  ipSide?: IpSide,
 ): Partial<ConnectionOptions> {
+  const ipSends = ipSide?.limits ? sendsCheck(ipSide.limits, ipSide.shared) : undefined;
   return {
-    ...(ipLimits ? { ipSends: ipLimits } : {}),
+    ...(ipSends ? { ipSends } : {}),
     ...options.connection,
     token: options.token || undefined,
     ...(options.auth && !options.connection?.auth ? { auth: createVisitorAuth(options.auth) } : {}),
@@ -64,7 +78,31 @@ export function connectionOptionsOf(
  * The endpoint's per-IP side, once per server: how a request's client IP is found (the
  * socket's peer, or `X-Forwarded-For` from a trusted proxy) and its limits, when set.
  */
-export function ipSideOf(options: ChatEndpointOptions): { clientIpOf: ClientIpOf; limits?: IpLimits } {
+export function ipSideOf(options: ChatEndpointOptions): IpSide {
   const clientIpOf = createClientIp(options.ipLimits?.trustProxy ?? []);
-  return options.ipLimits ? { clientIpOf, limits: new IpLimits(options.ipLimits) } : { clientIpOf };
+  if (!options.ipLimits) return { clientIpOf };
+  const limits = new IpLimits(options.ipLimits);
+  return { clientIpOf, limits, ...(options.sharedIpRates ? { shared: options.sharedIpRates } : {}) };
+}
+
+/** A socket from `ip` may open: this instance's limits, then the shared rate (undone here when that refuses). */
+export async function admitIp(side: IpSide, ip: string): Promise<{ ok: true } | IpRefusal> {
+  const { limits, shared } = side;
+  if (!limits) return { ok: true };
+  const admitted = limits.admit(ip);
+  if (!admitted.ok || !shared) return admitted;
+  const rate = await shared.take('ip_connections_per_minute', ip, limits.limits.connectionsPerMinute);
+  if (!rate.ok) limits.release(ip);
+  return rate;
+}
+
+/** A `send` from `ip`: this instance's rate, then the shared one. */
+function sendsCheck(limits: IpLimits, shared: SharedIpRates | undefined) {
+  return {
+    takeSend: (ip: string): { ok: true } | IpRefusal | Promise<{ ok: true } | IpRefusal> => {
+      const own = limits.takeSend(ip);
+      if (!own.ok || !shared) return own;
+      return shared.take('ip_sends', ip, limits.limits.sendsPerMinute);
+    },
+  };
 }

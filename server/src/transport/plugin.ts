@@ -23,6 +23,7 @@ import {
   DEFAULT_MAX_FRAME_BYTES,
   connectionOptionsOf,
   ipSideOf,
+  admitIp,
   type ChatEndpointOptions,
 } from './endpoint-options.js';
 import { hostGuardOnce, sharedHostCheck } from './host-guard-once.js';
@@ -68,7 +69,7 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
   const chat = metrics.observeChatServer(
     createChatServer({
       hub,
-      connection: metrics.countingCollapses(connectionOptionsOf(options, ipSide.limits)),
+      connection: metrics.countingCollapses(connectionOptionsOf(options, ipSide)),
       logger: app.log,
       onError: options.onError,
       heartbeatMs: options.heartbeatMs,
@@ -127,7 +128,7 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
     clientIps.set(request, ip);
     const { limits } = ipSide;
     if (!limits) return;
-    const admitted = limits.admit(ip);
+    const admitted = await admitIp(ipSide, ip);
     if (!admitted.ok) {
       request.log.info({ ip, limit: admitted.limit }, 'websocket refused: per-IP limit');
       await reply

@@ -57,7 +57,7 @@ export function attachAalisChat(server: Server, options: AttachAalisChatOptions)
   const ipSide = ipSideOf(options);
   const chat = createChatServer({
     hub: services.hub,
-    connection: connectionOptionsOf(options, ipSide.limits),
+    connection: connectionOptionsOf(options, ipSide),
     logger,
     onError: options.onError,
     heartbeatMs: options.heartbeatMs,
