@@ -11,17 +11,15 @@
  * it stands.
  */
 import type { ServerFrame, StreamResumeFrame } from '@aalis/protocol';
+import type { PublishedFrame } from '../sessions/session-cluster.js';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../log-error.js';
 import { sessionKeys, sessionOfFramesKey } from './keys.js';
 import type { ScriptedRedis } from './scripts.js';
 import { compareStreamIds } from './stream-ids.js';
 
-/**
- * Frames of other instances, in order; `runningTurn` when they begin with a snapshot of a
- * turn another instance runs (its id, which a snapshot frame does not carry).
- */
-export type FramesHandler = (frames: ServerFrame[], runningTurn?: string) => void;
+/** Frames of other instances, in order, each with the JSON it was published as. */
+export type FramesHandler = (frames: PublishedFrame[]) => void;
 
 export interface FollowedSession {
   frames: FramesHandler;
@@ -47,7 +45,8 @@ export interface ResumePoint {
   end: string;
   /** The log's oldest entry still kept ('0-0' when there is none). */
   first: string;
-  turn?: { turnId: string; resume: StreamResumeFrame };
+  /** The running turn: its id, and its snapshot (a `stream_resume`) with its JSON. */
+  turn?: { turnId: string; resume: PublishedFrame };
 }
 
 export class FrameFollower {
@@ -75,7 +74,8 @@ export class FrameFollower {
       keys.frames,
     );
     if (!position || !frame || !turnId) return { position: end, end, first };
-    return { position, end, first, turn: { turnId, resume: JSON.parse(frame) as StreamResumeFrame } };
+    const resume = { frame: JSON.parse(frame) as StreamResumeFrame, text: frame };
+    return { position, end, first, turn: { turnId, resume } };
   }
 
   /** With `resync`, the session's resume point could not be read: it is, before the next read. */
@@ -120,6 +120,11 @@ export class FrameFollower {
   }
 
   /** The sessions whose turn another instance runs, with its id. */
+  /** The turn another instance runs on the session, as its log says. */
+  remoteTurn(sessionId: string): string | undefined {
+    return this.#sessions.get(sessionId)?.remoteTurn;
+  }
+
   *remoteTurns(): Generator<[string, string]> {
     for (const [sessionId, session] of this.#sessions)
       if (session.remoteTurn) yield [sessionId, session.remoteTurn];
@@ -206,7 +211,7 @@ export class FrameFollower {
   #take(sessionId: string, entries: Array<[string, string[]]>): void {
     const session = this.#sessions.get(sessionId);
     if (!session) return;
-    const frames: ServerFrame[] = [];
+    const frames: PublishedFrame[] = [];
     for (const [id, fields] of entries) {
       session.position = id;
       // This instance's own entry: delivered when it was made, and the turn it belongs
@@ -215,11 +220,12 @@ export class FrameFollower {
         session.remoteTurn = undefined;
         continue;
       }
-      const frame = JSON.parse(fieldOf(fields, 'f') ?? 'null') as ServerFrame | null;
-      if (!frame) continue;
+      const text = fieldOf(fields, 'f');
+      if (text === undefined) continue;
+      const frame = JSON.parse(text) as ServerFrame;
       if (frame.type === 'user_message') session.remoteTurn = frame.message.id;
       if (frame.type === 'message') session.remoteTurn = undefined;
-      frames.push(frame);
+      frames.push({ frame, text });
     }
     if (frames.length) session.frames(frames);
     session.waiters = session.waiters.filter((waiter) => {
@@ -236,12 +242,14 @@ export class FrameFollower {
    */
   async #resync(): Promise<void> {
     for (const [sessionId, session] of this.#sessions) {
-      const point = await this.resumePoint(sessionId);
-      const kept = point.first !== '0-0' && compareStreamIds(session.position, point.first) >= 0;
-      if (!kept) {
+      // A session whose turn this instance runs is read on from where it was once the
+      // turn ends: every entry meanwhile is its own.
+      const point = session.paused ? undefined : await this.resumePoint(sessionId);
+      const kept = !point || (point.first !== '0-0' && compareStreamIds(session.position, point.first) >= 0);
+      if (point && !kept) {
         session.position = point.position;
         session.remoteTurn = point.turn?.turnId;
-        if (point.turn) session.frames([point.turn.resume], point.turn.turnId);
+        if (point.turn) session.frames([point.turn.resume]);
       }
       // A claim waiting meanwhile is not served out of order: it gives up.
       for (const waiter of session.waiters.splice(0)) waiter.resolve(false);

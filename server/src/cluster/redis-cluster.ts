@@ -11,7 +11,6 @@ import type {
   ApprovalDecision,
   ClusterTurn,
   FollowHandlers,
-  FollowedTurn,
   OwnerRequests,
   SessionCluster,
 } from '../sessions/session-cluster.js';
@@ -41,7 +40,7 @@ export class RedisSessionCluster implements SessionCluster {
   /** Unique per process: the origin of its stream entries, the holder named by its leases. */
   readonly instanceId = `${process.pid}-${randomBytes(6).toString('base64url')}`;
   readonly #follower: FrameFollower;
-  readonly #following = new Map<string, { handlers: FollowHandlers; ready: Promise<FollowedTurn | null> }>();
+  readonly #following = new Map<string, { handlers: FollowHandlers; ready: Promise<void> }>();
   readonly #owned = new Map<string, { turnId: string; turn: OwnedTurn }>();
   /** Sessions whose owner's lease was found missing once (by turn id). */
   readonly #missing = new Map<string, string>();
@@ -83,18 +82,17 @@ export class RedisSessionCluster implements SessionCluster {
       );
   }
 
-  follow(sessionId: string, handlers: FollowHandlers): Promise<FollowedTurn | null> {
+  follow(sessionId: string, handlers: FollowHandlers): Promise<void> {
     const known = this.#following.get(sessionId);
     if (known) return known.ready;
     const ready = this.#follower.resumePoint(sessionId).then(
       async (point) => {
-        if (this.#following.get(sessionId)?.ready !== ready) return null;
+        if (this.#following.get(sessionId)?.ready !== ready) return;
         this.#follower.add(sessionId, point, handlers.frames);
         // The snapshot first, then the entries after it, read up to the log's end now:
         // a new tab's resume is as fresh as a tab's on the instance running the turn.
-        if (point.turn) handlers.frames([point.turn.resume], point.turn.turnId);
+        if (point.turn) handlers.frames([point.turn.resume]);
         await this.#follower.caughtUp(sessionId, point.end);
-        return point.turn ?? null;
       },
       (error: unknown) => {
         // Redis unreachable: the tab is served from the history now, and the session
@@ -104,7 +102,6 @@ export class RedisSessionCluster implements SessionCluster {
           this.#follower.add(sessionId, { position: '0-0', end: '0-0', first: '0-0' }, handlers.frames, {
             resync: true,
           });
-        return null;
       },
     );
     this.#following.set(sessionId, { handlers, ready });
@@ -192,6 +189,10 @@ export class RedisSessionCluster implements SessionCluster {
   async announcedOwner(sessionId: string): Promise<string | null | undefined> {
     const owner = await this.redis.command.get(sessionKeys(this.#prefix, sessionId).announced);
     return owner === null ? undefined : owner || null;
+  }
+
+  remoteTurn(sessionId: string): string | undefined {
+    return this.#follower.remoteTurn(sessionId);
   }
 
   async runningTurns(): Promise<number> {

@@ -16,10 +16,12 @@ export interface SessionCluster {
   /**
    * Starts delivering the session's frames published by other instances: the running
    * turn's snapshot (a `stream_resume`) first, when one runs, then every frame after it.
-   * Resolves once those written so far were delivered, with the running turn (or null).
+   * Resolves once those written so far were delivered (`remoteTurn` then names a turn
+   * another instance runs). Never rejects: with Redis unreachable, the session is read
+   * from its resume point once Redis is back.
    * Calls for a session already followed only wait for the first to be ready.
    */
-  follow(sessionId: string, handlers: FollowHandlers): Promise<FollowedTurn | null>;
+  follow(sessionId: string, handlers: FollowHandlers): Promise<void>;
   /** No connection of this instance is on the session any more. */
   unfollow(sessionId: string): void;
   /**
@@ -41,6 +43,11 @@ export interface SessionCluster {
   announce(sessionId: string, owner: string | null): Promise<void>;
   /** The owner of a session announced and not stored yet (null: none); undefined when unknown. */
   announcedOwner(sessionId: string): Promise<string | null | undefined>;
+  /**
+   * The id of the turn another instance runs on a session this one follows, as the
+   * session's log says; undefined when none does (or this instance runs it).
+   */
+  remoteTurn(sessionId: string): string | undefined;
   /** Turns running now on every instance (the `maxConcurrentTurns` budget). */
   runningTurns(): Promise<number>;
   /** Whether some instance holds the session's turn now (a start's recovery leaves those alone). */
@@ -59,11 +66,8 @@ export interface SessionCluster {
 }
 
 export interface FollowHandlers {
-  /**
-   * Frames other instances published, in order. `runningTurn` comes with a snapshot of a
-   * turn another instance runs (a `stream_resume`, which does not name its turn).
-   */
-  frames(frames: ServerFrame[], runningTurn?: string): void;
+  /** Frames other instances published, in order, each with the JSON it was published as. */
+  frames(frames: PublishedFrame[]): void;
   /**
    * The turn `turnId` runs on no instance any more (its owner died: its lease expired and
    * was not renewed). The hub ends it once, for everyone.
@@ -71,10 +75,10 @@ export interface FollowHandlers {
   ownerGone(turnId: string): void;
 }
 
-export interface FollowedTurn {
-  turnId: string;
-  /** The turn so far; frames after it arrive through `frames`. */
-  resume: StreamResumeFrame;
+/** A frame as another instance published it: parsed, and its JSON, delivered as it came. */
+export interface PublishedFrame {
+  frame: ServerFrame;
+  text: string;
 }
 
 /** Requests for the owner of a turn from other instances. */

@@ -127,8 +127,6 @@ interface Session {
   view: ChatView;
   /** The turn this instance runs. */
   turn?: RunningTurn;
-  /** The id of the turn another instance runs, as its frames say (with a cluster). */
-  remoteTurn?: string | undefined;
   /** Counts frames that change the history (`user_message`, `message`): a hello's read retries when it moved. */
   epoch: number;
   /** Hellos and sends between their first await and their end: the session stays in memory meanwhile. */
@@ -380,9 +378,10 @@ export class SessionHub {
   abort(sessionId: string): void {
     const session = this.#sessions.get(sessionId);
     if (session?.turn) return session.turn.controller.abort();
-    if (session?.remoteTurn && this.#cluster) {
+    const remoteTurn = session && this.#remoteTurn(session);
+    if (remoteTurn && this.#cluster) {
       this.#cluster
-        .requestAbort(sessionId, session.remoteTurn)
+        .requestAbort(sessionId, remoteTurn)
         .catch((error: unknown) =>
           this.#logError(error, 'passing a stop to the instance running the turn failed'),
         );
@@ -400,9 +399,10 @@ export class SessionHub {
       session.turn.approvals.decide(callId, decision, remember);
       return;
     }
-    if (session?.remoteTurn && this.#cluster) {
+    const cluster = this.#cluster;
+    if (cluster && session && this.#remoteTurn(session)) {
       const passed: ApprovalDecision = { callId, decision, ...(remember ? { remember } : {}) };
-      this.#cluster
+      cluster
         .passDecision(sessionId, passed)
         .catch((error: unknown) =>
           this.#logError(error, 'passing a decision to the instance running the turn failed'),
@@ -581,7 +581,7 @@ export class SessionHub {
     try {
       const ended = await this.#options.store.recoverInterruptedTurns(async (sessionId) => {
         const session = this.#sessions.get(sessionId);
-        if (session?.turn || session?.claiming || session?.remoteTurn) return true;
+        if (session && (session.turn || session.claiming || this.#remoteTurn(session))) return true;
         return !(await cluster.ownerGone(sessionId));
       });
       if (ended)
@@ -605,7 +605,7 @@ export class SessionHub {
    */
   async #endOrphanedTurn(session: Session, turnId: string): Promise<void> {
     const cluster = this.#cluster;
-    if (!cluster || session.turn || session.claiming || session.remoteTurn !== turnId) return;
+    if (!cluster || session.turn || session.claiming || this.#remoteTurn(session) !== turnId) return;
     // Held in memory, and no send of this instance claims meanwhile, until it is done.
     session.claiming = true;
     session.pending++;
@@ -621,6 +621,8 @@ export class SessionHub {
   async #endOrphaned(cluster: SessionCluster, session: Session, turnId: string): Promise<void> {
     const { store, now } = this.#options;
     const sessionId = session.id;
+    // A `message` (or a new turn's `user_message`) read during the claim moves this.
+    const epoch = session.epoch;
     let lease: ClusterTurn | 'busy';
     try {
       lease = await cluster.claim(sessionId, `orphan:${turnId}`, { abort: () => {}, decide: () => {} });
@@ -630,7 +632,7 @@ export class SessionHub {
     }
     if (lease === 'busy') return; // Another instance ends it (or a new turn began).
     // Everything before the claim was read meanwhile: the turn may have ended after all.
-    if (session.remoteTurn !== turnId) return void (await lease.release());
+    if (session.epoch !== epoch) return void (await lease.release());
     const turn: RunningTurn = {
       id: turnId,
       controller: new AbortController(),
@@ -794,25 +796,20 @@ export class SessionHub {
     session.turn?.lease?.publish(text, () => snapshot(session.view, this.#options.now()));
   }
 
-  /** Frames another instance published (cluster): this instance's peers get them, in order. */
-  #takeRemote(session: Session, frames: ServerFrame[], runningTurn?: string): void {
-    if (runningTurn !== undefined && !session.turn) session.remoteTurn = runningTurn;
-    for (const frame of frames) {
-      // A snapshot after Redis was lost: the turn as it stands, unless it is this instance's own.
-      if (frame.type === 'stream_resume' && session.turn) continue;
-      if (frame.type === 'user_message') session.remoteTurn = frame.message.id;
-      if (frame.type === 'message') session.remoteTurn = undefined;
-      this.#take(session, frame);
-    }
+  /** The turn another instance runs on the session (cluster), as the session's log says. */
+  #remoteTurn(session: Session): string | undefined {
+    return session.turn ? undefined : this.#cluster?.remoteTurn(session.id);
   }
 
-  /** Reduces the frame into the session's buffer and delivers it to its peers; returns its JSON. */
-  #take(session: Session, frame: ServerFrame): string {
+  /**
+   * Reduces the frame into the session's buffer and delivers it to its peers; returns its
+   * JSON: made here once for every peer, or as another instance published it (cluster).
+   */
+  #take(session: Session, frame: ServerFrame, text = JSON.stringify(frame)): string {
     if (frame.type === 'user_message' || frame.type === 'message') session.epoch++;
     const view = reduce(session.view, frame, this.#options.now());
     // History is the store's job: the buffer keeps only the running turn, so it stays small.
     session.view = view.messages.length ? { ...view, messages: [] } : view;
-    const text = JSON.stringify(frame);
     for (const peer of session.peers) peer.deliver(frame, text);
     return text;
   }
@@ -841,27 +838,18 @@ export class SessionHub {
 
   /**
    * With a cluster: makes sure the other instances' frames of the session reach this
-   * one, and takes in the turn one of them runs now. Once per session in memory.
+   * one, a running turn's snapshot first. Once per session in memory.
    */
   #follow(session: Session): Promise<void> {
     const cluster = this.#cluster;
     if (!cluster) return Promise.resolve();
-    session.followed ??= cluster
-      .follow(session.id, {
-        frames: (frames, runningTurn) => this.#takeRemote(session, frames, runningTurn),
-        ownerGone: (turnId) => void this.#endOrphanedTurn(session, turnId),
-      })
-      .then(
-        (running) => {
-          // The view has the turn already: its snapshot came as the first frame.
-          if (running && !session.turn) session.remoteTurn = running.turnId;
-        },
-        (error: unknown) => {
-          // The next hello tries again.
-          session.followed = undefined;
-          throw error;
-        },
-      );
+    session.followed ??= cluster.follow(session.id, {
+      // Frames other instances published, in order, delivered as they came.
+      frames: (frames) => {
+        for (const { frame, text } of frames) this.#take(session, frame, text);
+      },
+      ownerGone: (turnId) => void this.#endOrphanedTurn(session, turnId),
+    });
     return session.followed;
   }
 
