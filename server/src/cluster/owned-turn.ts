@@ -13,7 +13,7 @@ import type { StreamResumeFrame } from '@aalis/protocol';
 import type { Logger } from '../log-error.js';
 import type { ApprovalDecision, ClusterTurn, OwnerRequests } from '../sessions/session-cluster.js';
 import type { SessionKeys } from './keys.js';
-import type { ScriptedRedis } from './scripts.js';
+import { appendFrames, renewTurn, type ScriptedRedis, type Writer } from './scripts.js';
 
 export interface OwnedTurnOptions {
   instanceId: string;
@@ -38,6 +38,7 @@ export class OwnedTurn implements ClusterTurn {
   #writes: Promise<void> = Promise.resolve();
   readonly #decided = new Set<string>();
   readonly #renewTimer: NodeJS.Timeout;
+  readonly #writer: Writer;
 
   constructor(
     private readonly redis: ScriptedRedis,
@@ -51,6 +52,7 @@ export class OwnedTurn implements ClusterTurn {
     private readonly logger: Logger,
     private readonly onEnd: () => void,
   ) {
+    this.#writer = { instanceId: options.instanceId, generation, turnId };
     this.#renewTimer = setInterval(() => void this.#renew(), Math.max(50, Math.floor(options.leaseMs / 3)));
     this.#renewTimer.unref();
   }
@@ -104,33 +106,21 @@ export class OwnedTurn implements ClusterTurn {
     }
     const { keys, options } = this;
     // Chained: the script calls of a turn leave in order (one connection keeps that too).
-    const write = this.redis
-      .aalisAppend(
-        keys.frames,
-        keys.snapshot,
-        keys.generation,
-        keys.lease,
-        keys.abort,
-        keys.decisions,
-        this.generation,
-        options.maxFrames,
-        snapshot === 'null' ? '' : snapshot,
-        options.snapshotTtlMs,
-        options.instanceId,
-        end ? '1' : '0',
-        this.turnId,
-        options.framesTtlMs,
-        ...frames,
-      )
-      .then(
-        (result) => {
-          if (result[0] === 0) return this.#fenced();
-          if (this.#unreachable)
-            this.logger.info({ sessionId: this.sessionId }, 'the turn writes to Redis again');
-          this.#unreachable = false;
-        },
-        (error: unknown) => this.#failed(error, "writing the turn's frames to Redis failed"),
-      );
+    const write = appendFrames(this.redis, keys, this.#writer, frames, {
+      maxFrames: options.maxFrames,
+      snapshot: snapshot === 'null' ? '' : snapshot,
+      snapshotTtlMs: options.snapshotTtlMs,
+      end,
+      framesTtlMs: options.framesTtlMs,
+    }).then(
+      (result) => {
+        if (result.fenced) return this.#fenced();
+        if (this.#unreachable)
+          this.logger.info({ sessionId: this.sessionId }, 'the turn writes to Redis again');
+        this.#unreachable = false;
+      },
+      (error: unknown) => this.#failed(error, "writing the turn's frames to Redis failed"),
+    );
     this.#writes = this.#writes.then(() => write);
   }
 
@@ -138,21 +128,10 @@ export class OwnedTurn implements ClusterTurn {
     if (!this.#owned) return;
     const { keys } = this;
     try {
-      const result = await this.redis.aalisRenew(
-        keys.lease,
-        keys.generation,
-        keys.abort,
-        keys.decisions,
-        this.generation,
-        this.options.instanceId,
-        this.options.leaseMs,
-        this.turnId,
-      );
-      if (result[0] === 0) return this.#fenced();
-      const [, aborted, decisions] = result;
-      if (aborted) this.requests.abort();
-      for (let i = 0; i + 1 < decisions.length; i += 2)
-        this.decide(JSON.parse(decisions[i + 1]!) as ApprovalDecision);
+      const result = await renewTurn(this.redis, keys, this.#writer, this.options.leaseMs);
+      if (result.fenced) return this.#fenced();
+      if (result.aborted) this.requests.abort();
+      for (const decision of result.decisions) this.decide(JSON.parse(decision) as ApprovalDecision);
       this.#unreachable = false;
     } catch (error) {
       this.#failed(error, "renewing the turn's lease failed");

@@ -18,7 +18,7 @@ import { FrameFollower } from './frame-follower.js';
 import { channels, runningTurnsKey, sessionKeys } from './keys.js';
 import { OwnedTurn, type OwnedTurnOptions } from './owned-turn.js';
 import type { RedisConnections } from './redis-connections.js';
-import { KEEP_MS } from './scripts.js';
+import { claimTurn } from './scripts.js';
 
 export interface RedisClusterOptions {
   /** A turn's lease: how long an owner that stopped renewing is waited for (default 10 s). */
@@ -118,19 +118,9 @@ export class RedisSessionCluster implements SessionCluster {
     const keys = sessionKeys(this.#prefix, sessionId);
     const { instanceId, leaseMs } = this.#turnOptions;
     const generation = `${instanceId}:${turnId}`;
-    const claimed = await this.redis.command.aalisClaim(
-      keys.lease,
-      keys.generation,
-      keys.frames,
-      keys.abort,
-      keys.decisions,
-      instanceId,
-      leaseMs,
-      KEEP_MS,
-      generation,
-    );
-    if (claimed[0] === 0) return 'busy';
-    const [, lastId] = claimed;
+    const claimed = await claimTurn(this.redis.command, keys, { instanceId, generation, turnId }, leaseMs);
+    if (claimed.busy) return 'busy';
+    const { lastId } = claimed;
     const turn = new OwnedTurn(
       this.redis.command,
       sessionId,

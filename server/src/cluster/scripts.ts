@@ -8,6 +8,7 @@
  * the writer, which held the turn and was not replaced meanwhile, puts it back and goes on.
  */
 import type { Redis } from 'ioredis';
+import type { SessionKeys } from './keys.js';
 
 /**
  * How long a session's generation and a turn's log are kept when its owner never ends
@@ -99,6 +100,99 @@ export interface ClusterScripts {
 }
 
 export type ScriptedRedis = Redis & ClusterScripts;
+
+/** Who writes, under which claim: what every script of an owner checks. */
+export interface Writer {
+  /** The instance (the lease's value, each log entry's origin). */
+  instanceId: string;
+  /** The claim's fencing token. */
+  generation: string;
+  turnId: string;
+}
+
+/** Claims a session's turn: busy, or the log's last entry id at the claim. */
+export async function claimTurn(
+  redis: ScriptedRedis,
+  keys: SessionKeys,
+  writer: Writer,
+  leaseMs: number,
+): Promise<{ busy: true } | { busy: false; lastId: string }> {
+  const { lease, generation, frames, abort, decisions } = keys;
+  const claimed = await redis.aalisClaim(
+    lease,
+    generation,
+    frames,
+    abort,
+    decisions,
+    writer.instanceId,
+    leaseMs,
+    KEEP_MS,
+    writer.generation,
+  );
+  return claimed[0] === 0 ? { busy: true } : { busy: false, lastId: claimed[1] };
+}
+
+/** Renews the lease: fenced, or what other instances asked meanwhile (a stop, decisions as JSON). */
+export async function renewTurn(
+  redis: ScriptedRedis,
+  keys: SessionKeys,
+  writer: Writer,
+  leaseMs: number,
+): Promise<{ fenced: true } | { fenced: false; aborted: boolean; decisions: string[] }> {
+  const { lease, generation, abort, decisions } = keys;
+  const renewed = await redis.aalisRenew(
+    lease,
+    generation,
+    abort,
+    decisions,
+    writer.generation,
+    writer.instanceId,
+    leaseMs,
+    writer.turnId,
+  );
+  if (renewed[0] === 0) return { fenced: true };
+  const fields = renewed[2];
+  return { fenced: false, aborted: renewed[1] === 1, decisions: fields.filter((_, i) => i % 2 === 1) };
+}
+
+export interface AppendOptions {
+  /** Entries the log keeps, approximately. */
+  maxFrames: number;
+  /** The snapshot to keep after these frames (a `stream_resume`'s JSON), if one is due. */
+  snapshot?: string | undefined;
+  snapshotTtlMs: number;
+  /** Ends the turn: the snapshot, the lease and the requests go, the log expires after `framesTtlMs`. */
+  end: boolean;
+  framesTtlMs: number;
+}
+
+/** Appends frames (their JSON) to the session's log: false when fenced; the last entry id otherwise. */
+export async function appendFrames(
+  redis: ScriptedRedis,
+  keys: SessionKeys,
+  writer: Writer,
+  frames: string[],
+  options: AppendOptions,
+): Promise<{ fenced: true } | { fenced: false; lastId: string }> {
+  const appended = await redis.aalisAppend(
+    keys.frames,
+    keys.snapshot,
+    keys.generation,
+    keys.lease,
+    keys.abort,
+    keys.decisions,
+    writer.generation,
+    options.maxFrames,
+    options.snapshot ?? '',
+    options.snapshotTtlMs,
+    writer.instanceId,
+    options.end ? '1' : '0',
+    writer.turnId,
+    options.framesTtlMs,
+    ...frames,
+  );
+  return appended[0] === 0 ? { fenced: true } : { fenced: false, lastId: appended[1] };
+}
 
 /** Defines the scripts on a connection (ioredis runs them by SHA, loading them when Redis lost them). */
 export function withScripts(redis: Redis): ScriptedRedis {
