@@ -1,6 +1,7 @@
 // `npm start`: builds the server and the widget, then runs the demo on
 // http://127.0.0.1:8787 with SQLite history in ./.data, on the scripted demo model
-// unless OPENAI_API_KEY, DEEPSEEK_API_KEY or OLLAMA_HOST is set.
+// unless OPENAI_API_KEY, ANTHROPIC_API_KEY, DEEPSEEK_API_KEY or OLLAMA_HOST is set
+// (AALIS_PROVIDER picks one by name, openai-responses among them).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -57,7 +58,7 @@ const hosts = describeHosts(demo.config.publicHosts);
 console.log(`
   Aalis Chat demo: ${demo.url}
 
-  model:   ${name === 'demo' ? 'the scripted demo model (set OPENAI_API_KEY, DEEPSEEK_API_KEY or OLLAMA_HOST for a real one)' : `${name}, ${model}`}
+  model:   ${name === 'demo' ? 'the scripted demo model (set OPENAI_API_KEY, ANTHROPIC_API_KEY, DEEPSEEK_API_KEY or OLLAMA_HOST for a real one; AALIS_PROVIDER=openai-responses for the Responses API)' : `${name}, ${model}`}
   history: ${env.AALIS_DATA_DIR}/aalis.sqlite
   widget:  ${demo.url}/aalis-chat.js
   hosts:   ${hosts} (AALIS_PUBLIC_HOSTS adds names)

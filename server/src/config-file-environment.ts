@@ -15,12 +15,16 @@ type Env = Record<string, string | undefined>;
 /** The variable each provider reads its key from (ollama and demo take none). */
 export const PROVIDER_KEY_VARIABLES: Partial<Record<ProviderName, string>> = {
   openai: 'OPENAI_API_KEY',
+  'openai-responses': 'OPENAI_API_KEY',
+  anthropic: 'ANTHROPIC_API_KEY',
   deepseek: 'DEEPSEEK_API_KEY',
 };
 
 /** The variable each provider reads its address from (demo runs in-process). */
 export const PROVIDER_URL_VARIABLES: Partial<Record<ProviderName, string>> = {
   openai: 'OPENAI_BASE_URL',
+  'openai-responses': 'OPENAI_BASE_URL',
+  anthropic: 'ANTHROPIC_BASE_URL',
   deepseek: 'DEEPSEEK_BASE_URL',
   ollama: 'OLLAMA_HOST',
 };
@@ -29,6 +33,8 @@ export const PROVIDER_URL_VARIABLES: Partial<Record<ProviderName, string>> = {
 const PROVIDER_VARIABLES: Array<[key: keyof ProviderSettings, variable: string]> = [
   ['name', 'AALIS_PROVIDER'],
   ['model', 'AALIS_MODEL'],
+  ['maxOutputTokens', 'AALIS_MAX_OUTPUT_TOKENS'],
+  ['reasoning', 'AALIS_REASONING'],
   ['firstByteTimeoutMs', 'AALIS_FIRST_BYTE_TIMEOUT_MS'],
   ['idleTimeoutMs', 'AALIS_IDLE_TIMEOUT_MS'],
   ['retryAfterMaxMs', 'AALIS_RETRY_AFTER_MAX_MS'],

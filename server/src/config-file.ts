@@ -28,6 +28,9 @@ export interface ProviderSettings {
   model?: string;
   apiKey?: string;
   baseUrl?: string;
+  maxOutputTokens?: number;
+  /** Per provider: anthropic `off | adaptive | budget`, openai-responses an effort (model-effort.ts). */
+  reasoning?: string | number;
   firstByteTimeoutMs?: number;
   idleTimeoutMs?: number;
   retryAfterMaxMs?: number;

@@ -54,9 +54,25 @@ export { SessionHub, type Peer, type TurnSummary } from './sessions/session-hub.
 export { ServerMetrics, UNKNOWN_TOOL, type ServerMetricsOptions } from './observability/metrics.js';
 export { TRACER_NAME, SpanName, Attr as SpanAttribute } from './observability/tracing.js';
 export { Agent, type AgentOptions, type TurnResult, type ToolExecuteEvent } from './agent/agent.js';
-export type { ChatProvider, ChatRequest, ModelMessage, ToolSpec } from './providers/types.js';
+export type {
+  ChatProvider,
+  ChatRequest,
+  ModelMessage,
+  ProviderChunk,
+  RoundReplay,
+  ToolSpec,
+} from './providers/types.js';
 export { ProviderError, type ProviderErrorKind } from './providers/errors.js';
 export { OpenAIProvider, type OpenAIProviderOptions } from './providers/openai.js';
+export {
+  OpenAIResponsesProvider,
+  type OpenAIResponsesProviderOptions,
+} from './providers/openai-responses.js';
+export {
+  AnthropicProvider,
+  type AnthropicProviderOptions,
+  type AnthropicThinking,
+} from './providers/anthropic.js';
 export { createDeepSeekProvider } from './providers/deepseek.js';
 export { OllamaProvider, type OllamaProviderOptions } from './providers/ollama.js';
 export { DemoProvider } from './providers/demo/demo-provider.js';

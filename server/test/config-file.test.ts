@@ -94,7 +94,10 @@ describe('each kind of mistake is one line naming the path', () => {
       { systemPrompt: { file: 'missing.md' } },
       'systemPrompt.file: missing.md cannot be read (ENOENT: no such file or directory)',
     ],
-    [{ provider: { name: 'gemini' } }, 'provider.name: must be one of demo, openai, deepseek, ollama'],
+    [
+      { provider: { name: 'gemini' } },
+      'provider.name: must be one of demo, openai, openai-responses, anthropic, deepseek, ollama',
+    ],
     [{ provider: { apiKey: 'sk-1' } }, 'provider.name: required with apiKey'],
     [{ provider: { name: 'ollama', apiKey: 'sk-1' } }, 'provider.apiKey: the ollama provider takes no key'],
     [

@@ -29,10 +29,12 @@ function plainValidator() {
 const complete = {
   $schema: './node_modules/@aalis/server/schema/aalis-config.schema.json',
   provider: {
-    name: 'openai',
-    model: 'gpt-4o-mini',
-    apiKey: '${OPENAI_API_KEY}',
-    baseUrl: 'https://api.openai.com/v1',
+    name: 'anthropic',
+    model: 'claude-haiku-4-5',
+    apiKey: '${ANTHROPIC_API_KEY}',
+    baseUrl: 'https://api.anthropic.com',
+    maxOutputTokens: 16_000,
+    reasoning: 4_096,
     firstByteTimeoutMs: 30_000,
     idleTimeoutMs: 90_000,
     retryAfterMaxMs: 30_000,

@@ -22,7 +22,7 @@ describe('choosing the provider from the environment', () => {
   test.each([
     [
       { AALIS_PROVIDER: 'gemini' },
-      'AALIS_PROVIDER must be one of demo, openai, deepseek, ollama; it is "gemini"',
+      'AALIS_PROVIDER must be one of demo, openai, openai-responses, anthropic, deepseek, ollama; it is "gemini"',
     ],
     [{ AALIS_PROVIDER: 'openai' }, 'OPENAI_API_KEY is required when AALIS_PROVIDER is openai'],
     [{ OLLAMA_HOST: 'http://exa mple:1' }, 'OLLAMA_HOST must be a URL; it is "http://exa mple:1"'],

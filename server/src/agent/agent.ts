@@ -23,7 +23,8 @@ import {
 import { logErrorWithId, type ErrorLogger } from '../log-error.js';
 import { approvalPolicyFor, type ApprovalPolicy, type ApprovalRules } from './approval-policy.js';
 import { ProviderError } from '../providers/errors.js';
-import type { ChatProvider, ModelMessage } from '../providers/types.js';
+import type { ChatProvider, ModelMessage, RoundReplay } from '../providers/types.js';
+import type { RoundRecord, StoredMessage } from './stored-message.js';
 import type { ToolRegistry } from '../tools/define-tool.js';
 import type { Workspace } from '../tools/workspace.js';
 import { toModelMessages } from './model-messages.js';
@@ -102,8 +103,8 @@ export interface TurnError {
 }
 
 export interface TurnResult {
-  /** The final assistant message, as it should be stored and sent. */
-  message: ChatMessage;
+  /** The final assistant message, as it should be stored (stored-message.ts: sent without its rounds). */
+  message: StoredMessage;
   /** Why the turn ended early, for an `error` frame; absent when it completed or was aborted. */
   error?: TurnError;
 }
@@ -171,16 +172,20 @@ export class Agent extends EventEmitter<AgentEvents> {
           ...toModelMessages([...input.history, turn.message(startedAt, 'complete')]),
         ];
         let calls: ToolCall[] = [];
+        let replay: RoundReplay | undefined;
         for await (const chunk of turn.trace.stream(
           provider.chatStream(
             { model, messages, tools: tools.specs() },
             { signal: input.signal, onStatus, waitingNoticeMs },
           ),
         )) {
-          const { toolCalls, ...forwarded } = chunk;
+          // The calls reach clients as `tool_execute`; the replay never does.
+          const { toolCalls, replay: roundReplay, ...forwarded } = chunk;
           if (toolCalls) calls = toolCalls;
+          if (roundReplay) replay = roundReplay;
           turn.stream({ sessionId: input.sessionId, ...forwarded });
         }
+        turn.roundEnded(calls, replay);
         if (!calls.length) return finish('complete');
         await this.#runTools(calls, turn, input);
         if (input.signal.aborted) return finish('aborted');
@@ -324,6 +329,8 @@ export class Agent extends EventEmitter<AgentEvents> {
  */
 class TurnRecorder {
   #view: ChatView;
+  /** The rounds so far, kept with the message when a provider gave something to send back. */
+  readonly #rounds: RoundRecord[] = [];
   /** One id for the turn's answer: the message the model is shown each round is the one stored. */
   readonly id = `msg_${randomUUID()}`;
   /** The turn's spans, set by runTurn before anything is emitted. */
@@ -351,9 +358,13 @@ class TurnRecorder {
     this.emit('tool:execute', event);
   }
 
-  message(createdAt: number, status: MessageStatus, error?: TurnError): ChatMessage {
+  roundEnded(calls: readonly ToolCall[], replay: RoundReplay | undefined): void {
+    this.#rounds.push({ callIds: calls.map((call) => call.id), ...(replay ? { replay } : {}) });
+  }
+
+  message(createdAt: number, status: MessageStatus, error?: TurnError): StoredMessage {
     const turn = this.#view.turn!;
-    const message: ChatMessage = {
+    const message: StoredMessage = {
       id: this.id,
       role: 'assistant',
       parts: [...turn.parts],
@@ -362,6 +373,8 @@ class TurnRecorder {
     };
     if (error) message.error = error;
     if (turn.usage) message.usage = turn.usage;
+    // Only a provider that sends something back needs the rounds told apart (model-messages.ts).
+    if (this.#rounds.some((round) => round.replay)) message.rounds = [...this.#rounds];
     return message;
   }
 }

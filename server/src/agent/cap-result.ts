@@ -5,9 +5,9 @@
  * session one no tab can join, and a context no model can read.
  *
  * Images (an MCP tool's, as `{ images: [{ type: 'image', mimeType, data }] }`) have their
- * own budget: they are shown to the user, never sent to the model (model-messages.ts),
- * and cutting base64 in the middle would only break them. Images past the budget are
- * left out, and the result says so.
+ * own budget: they are shown to the user, and sent to the model only by providers whose
+ * tool results take images (model-messages.ts); cutting base64 in the middle would only
+ * break them. Images past the budget are left out, and the result says so.
  */
 
 /** Base64 characters of images one result keeps: about 1.1 MB of pictures. */

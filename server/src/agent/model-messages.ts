@@ -3,10 +3,17 @@
  * message holds every round of its turn in order (reasoning, text, tool calls with their
  * results, more text); the model wants each round as an assistant message with its tool
  * calls, followed by one tool message per call.
+ *
+ * Rounds are told apart by their parts: text after a round's calls starts the next
+ * round. A message that carries its round record (stored-message.ts) is split by it
+ * instead, exactly, so that each round gets back what its provider gave to be replayed
+ * (signed thinking, encrypted reasoning), even when two rounds made calls with no text
+ * between them.
  */
 import { imagesOf } from './cap-result.js';
-import type { ChatMessage, Part, ToolCallPart } from '@aalis/protocol';
-import type { ModelMessage } from '../providers/types.js';
+import type { Part, ToolCallPart } from '@aalis/protocol';
+import type { ModelMessage, RoundReplay, ToolImage } from '../providers/types.js';
+import type { StoredMessage } from './stored-message.js';
 
 /** What the model is told about a call that never finished (an aborted or failed turn). */
 const UNFINISHED = 'Error: this tool call did not finish (the turn was interrupted).';
@@ -14,27 +21,32 @@ const UNFINISHED = 'Error: this tool call did not finish (the turn was interrupt
 const MAY_HAVE_COMPLETED =
   'Unknown outcome: the server stopped while this tool call ran, so it may have completed. It was not run again; check before calling it again.';
 
-export function toModelMessages(messages: readonly ChatMessage[]): ModelMessage[] {
+export function toModelMessages(messages: readonly StoredMessage[]): ModelMessage[] {
   const out: ModelMessage[] = [];
   for (const message of messages) {
     if (message.role === 'user') out.push({ role: 'user', content: textOf(message.parts, 'text') });
-    else out.push(...assistantRounds(message.parts));
+    else out.push(...assistantRounds(message));
   }
   return out;
 }
 
-function assistantRounds(parts: readonly Part[]): ModelMessage[] {
+function assistantRounds({ parts, rounds = [] }: StoredMessage): ModelMessage[] {
   const out: ModelMessage[] = [];
+  /** Which recorded round made each call; empty for a message without a record. */
+  const roundOf = new Map(rounds.flatMap((round, index) => round.callIds.map((id) => [id, index] as const)));
+  let round = 0;
   let text: Part[] = [];
   let calls: ToolCallPart[] = [];
   const flush = () => {
     const content = textOf(text, 'text');
     const reasoning = textOf(text, 'reasoning');
+    const replay: RoundReplay | undefined = rounds[round]?.replay;
     if (!content && !reasoning && !calls.length) return;
     out.push({
       role: 'assistant',
       content,
       ...(reasoning ? { reasoning } : {}),
+      ...(replay ? { replay } : {}),
       ...(calls.length
         ? {
             toolCalls: calls.map((call) => ({
@@ -46,16 +58,33 @@ function assistantRounds(parts: readonly Part[]): ModelMessage[] {
           }
         : {}),
     });
-    for (const call of calls)
-      out.push({ role: 'tool', toolCallId: call.callId, name: call.name, content: resultText(call) });
+    for (const call of calls) {
+      const images = resultImages(call);
+      out.push({
+        role: 'tool',
+        toolCallId: call.callId,
+        name: call.name,
+        content: resultText(call),
+        ...(images ? { images } : {}),
+        ...(call.status === 'done' ? {} : { isError: true }),
+      });
+    }
     text = [];
     calls = [];
   };
+  const nextRound = (to = round + 1) => {
+    flush();
+    round = to;
+  };
   for (const part of parts) {
-    if (part.type === 'tool_call') calls.push(part);
-    else {
+    if (part.type === 'tool_call') {
+      const made = roundOf.get(part.callId);
+      // A call of a later round, with no text between: the earlier round ends here.
+      if (made !== undefined && made > round) nextRound(made);
+      calls.push(part);
+    } else {
       // Text after a group of tool calls belongs to the next round.
-      if (calls.length) flush();
+      if (calls.length) nextRound();
       text.push(part);
     }
   }
@@ -79,9 +108,17 @@ function resultText(call: Pick<ToolCallPart, 'status' | 'result'>): string {
   return call.status === 'error' ? `Error: ${text}` : text;
 }
 
+/** The images a finished call returned, for the providers that can show a model one. */
+function resultImages(call: Pick<ToolCallPart, 'status' | 'result'>): ToolImage[] | undefined {
+  if (call.status !== 'done' && call.status !== 'error') return undefined;
+  const images = imagesOf(call.result);
+  return images?.length ? images.map(({ mimeType, data }) => ({ mimeType, data })) : undefined;
+}
+
 /**
- * Images a tool returned are for the user (the tool block shows them): the model reads a
- * tool message as text, and base64 would only fill its context. It is told they exist.
+ * Images a tool returned are described in the text: a Chat Completions tool message is
+ * text, and base64 would only fill the model's context. Providers whose tool results can
+ * carry images (Anthropic, the Responses API) send them as images too (`images`).
  */
 function withoutImageData(result: unknown): unknown {
   const images = imagesOf(result);

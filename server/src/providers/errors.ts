@@ -91,3 +91,15 @@ export function cutOffError(provider: string, cause?: unknown): ProviderError {
     },
   );
 }
+
+/**
+ * The model ran out of output tokens while it was writing a tool call: the call's
+ * arguments are unfinished, so no call of the round runs, and the owner is told which
+ * limit to raise.
+ */
+export function outputLimitError(provider: string, limit: string): ProviderError {
+  return new ProviderError(
+    'upstream',
+    `${provider} reached its output limit (${limit}) while writing a tool call, so the call was not run; raise AALIS_MAX_OUTPUT_TOKENS or the model's limit`,
+  );
+}

@@ -10,6 +10,9 @@ import { DemoProvider } from './demo/demo-provider.js';
 import { DEMO_MODEL } from './demo/model-server.js';
 import { OllamaProvider } from './ollama.js';
 import { OpenAIProvider } from './openai.js';
+import { AnthropicProvider, DEFAULT_ANTHROPIC_MAX_TOKENS } from './anthropic.js';
+import { anthropicThinking, maxOutputTokens, responsesReasoning } from './model-effort.js';
+import { OpenAIResponsesProvider } from './openai-responses.js';
 import { DEFAULT_MAX_RETRY_AFTER_MS, defaultRetryPolicy, type RetryPolicy } from './retry.js';
 import {
   DEFAULT_FIRST_BYTE_TIMEOUT_MS,
@@ -18,12 +21,21 @@ import {
 } from './round-stream.js';
 import type { ChatProvider } from './types.js';
 
-export const PROVIDER_NAMES = ['demo', 'openai', 'deepseek', 'ollama'] as const;
+export const PROVIDER_NAMES = [
+  'demo',
+  'openai',
+  'openai-responses',
+  'anthropic',
+  'deepseek',
+  'ollama',
+] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 export const DEFAULT_MODELS: Record<ProviderName, string> = {
   demo: DEMO_MODEL,
   openai: 'gpt-4o-mini',
+  'openai-responses': 'gpt-5-mini',
+  anthropic: 'claude-haiku-4-5',
   deepseek: 'deepseek-chat',
   ollama: 'qwen3:8b',
 };
@@ -47,6 +59,7 @@ export function chooseProviderName(env: Env): ProviderName {
     return asked as ProviderName;
   }
   if (env.OPENAI_API_KEY) return 'openai';
+  if (env.ANTHROPIC_API_KEY) return 'anthropic';
   if (env.DEEPSEEK_API_KEY) return 'deepseek';
   if (env.OLLAMA_HOST) return 'ollama';
   return 'demo';
@@ -84,6 +97,34 @@ export function providerFromEnv(env: Env): ProviderChoice {
         new OpenAIProvider({
           apiKey: required('OPENAI_API_KEY'),
           ...(baseURL ? { baseURL } : {}),
+          ...patience,
+        }),
+      );
+    }
+    case 'openai-responses': {
+      const baseURL = url('OPENAI_BASE_URL');
+      const maxTokens = maxOutputTokens(env);
+      const reasoning = responsesReasoning(env);
+      return fixed(
+        new OpenAIResponsesProvider({
+          apiKey: required('OPENAI_API_KEY'),
+          ...(baseURL ? { baseURL } : {}),
+          ...(maxTokens ? { maxOutputTokens: maxTokens } : {}),
+          ...(reasoning ? { reasoning } : {}),
+          ...patience,
+        }),
+      );
+    }
+    case 'anthropic': {
+      const baseURL = url('ANTHROPIC_BASE_URL');
+      const maxTokens = maxOutputTokens(env) ?? DEFAULT_ANTHROPIC_MAX_TOKENS;
+      const thinking = anthropicThinking(env, maxTokens);
+      return fixed(
+        new AnthropicProvider({
+          apiKey: required('ANTHROPIC_API_KEY'),
+          ...(baseURL ? { baseURL } : {}),
+          maxTokens,
+          ...(thinking ? { thinking } : {}),
           ...patience,
         }),
       );

@@ -8,7 +8,7 @@ import type { ChatStreamChunk } from '@aalis/protocol';
 import { ProviderError, abortedError, errorForStatus, parseRetryAfter } from './errors.js';
 import type { RetryPolicy } from './retry.js';
 import { streamRound, type RoundState, type UpstreamTimeouts } from './round-stream.js';
-import type { ChatProvider, ChatRequest, ChatStreamOptions, ModelMessage } from './types.js';
+import type { ChatProvider, ChatRequest, ChatStreamOptions, ModelMessage, ProviderChunk } from './types.js';
 
 const OLLAMA_DEFAULT_HOST = 'http://127.0.0.1:11434';
 const DEFAULT_MAX_LINE_CHARS = 8 * 1024 * 1024;
@@ -43,7 +43,7 @@ export class OllamaProvider implements ChatProvider {
     this.#host = (options.host ?? OLLAMA_DEFAULT_HOST).replace(/\/+$/, '');
   }
 
-  chatStream(request: ChatRequest, options: ChatStreamOptions = {}): AsyncGenerator<ChatStreamChunk> {
+  chatStream(request: ChatRequest, options: ChatStreamOptions = {}): AsyncGenerator<ProviderChunk> {
     const { retry, firstByteTimeoutMs, idleTimeoutMs } = this.options;
     return streamRound(
       this.name,

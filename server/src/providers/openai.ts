@@ -5,18 +5,14 @@
  * `finish_reason` on some chunks), and turns every tool-call fragment into a progress
  * chunk the moment it arrives.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatStreamChunk, Usage } from '@aalis/protocol';
-import { ProviderError, abortedError, errorForStatus, parseRetryAfter } from './errors.js';
+import { createOpenAIClient, openAIMidStreamError, openAIRequestError } from './openai-client.js';
+import { outputLimitError } from './errors.js';
 import type { RetryPolicy } from './retry.js';
-import {
-  DEFAULT_FIRST_BYTE_TIMEOUT_MS,
-  streamRound,
-  type RoundState,
-  type UpstreamTimeouts,
-} from './round-stream.js';
+import { streamRound, type RoundState, type UpstreamTimeouts } from './round-stream.js';
 import type { ToolCallFragment } from './tool-call-accumulator.js';
-import type { ChatProvider, ChatRequest, ChatStreamOptions, ModelMessage } from './types.js';
+import type { ChatProvider, ChatRequest, ChatStreamOptions, ModelMessage, ProviderChunk } from './types.js';
 
 export interface OpenAIProviderOptions extends UpstreamTimeouts {
   /** Shown in logs and error messages. */
@@ -46,25 +42,17 @@ export class OpenAIProvider implements ChatProvider {
   constructor(options: OpenAIProviderOptions) {
     this.name = options.name ?? 'openai';
     this.#options = options;
-    this.#client = new OpenAI({
-      apiKey: options.apiKey,
-      ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-      // Retries are ours, and only before the first byte (see retry.ts); so is the
-      // first-byte deadline (round-stream.ts): the SDK's is only a backstop behind it.
-      maxRetries: 0,
-      timeout: (options.firstByteTimeoutMs ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS) + 5_000,
-      logLevel: 'off',
-    });
+    this.#client = createOpenAIClient(options);
   }
 
-  chatStream(request: ChatRequest, options: ChatStreamOptions = {}): AsyncGenerator<ChatStreamChunk> {
+  chatStream(request: ChatRequest, options: ChatStreamOptions = {}): AsyncGenerator<ProviderChunk> {
     const { retry, firstByteTimeoutMs, idleTimeoutMs } = this.#options;
     return streamRound(
       this.name,
       {
         open: (abort) => this.#create(request, abort),
-        read: readChunk,
-        classify: (error) => this.#midStreamError(error),
+        read: (chunk, round) => readChunk(this.name, chunk, round),
+        classify: (error) => openAIMidStreamError(this.name, error),
       },
       { ...options, retry, firstByteTimeoutMs, idleTimeoutMs },
     );
@@ -90,55 +78,20 @@ export class OpenAIProvider implements ChatProvider {
         { signal },
       );
     } catch (error) {
-      throw this.#requestError(error, signal);
+      throw openAIRequestError(this.name, error, signal);
     }
-  }
-
-  #requestError(error: unknown, signal: AbortSignal): ProviderError {
-    if (error instanceof ProviderError) return error;
-    if (signal.aborted || error instanceof OpenAI.APIUserAbortError) return abortedError(this.name);
-    if (error instanceof OpenAI.APIConnectionTimeoutError) {
-      return new ProviderError('timeout', `${this.name} did not answer in time`, {
-        retryable: true,
-        cause: error,
-      });
-    }
-    if (error instanceof OpenAI.APIConnectionError) {
-      return new ProviderError('upstream', `could not reach ${this.name}: ${error.message}`, {
-        retryable: true,
-        cause: error,
-      });
-    }
-    if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
-      const detail = (error.error as { message?: string } | undefined)?.message ?? '';
-      return errorForStatus(
-        this.name,
-        error.status,
-        detail,
-        parseRetryAfter(error.headers?.get('retry-after')),
-      );
-    }
-    return new ProviderError('upstream', `${this.name} request failed: ${String(error)}`, { cause: error });
-  }
-
-  #midStreamError(error: unknown): ProviderError | undefined {
-    if (error instanceof SyntaxError) {
-      return new ProviderError('bad_response', `${this.name} sent a stream chunk that is not valid JSON`, {
-        cause: error,
-      });
-    }
-    if (error instanceof OpenAI.APIError) {
-      // An `error` object inside the stream: the provider gave up mid-answer.
-      return new ProviderError('upstream', `${this.name} reported an error mid-stream: ${error.message}`, {
-        cause: error,
-      });
-    }
-    return undefined;
   }
 }
 
-/** One SSE chunk: reasoning, text and a progress chunk per tool-call fragment. */
-function* readChunk(chunk: OpenAI.ChatCompletionChunk, round: RoundState): Generator<ChatStreamChunk> {
+/**
+ * One SSE chunk: reasoning, text and a progress chunk per tool-call fragment. A round
+ * that ran out of tokens (`length`) while writing tool calls is cut off: no call runs.
+ */
+function* readChunk(
+  provider: string,
+  chunk: OpenAI.ChatCompletionChunk,
+  round: RoundState,
+): Generator<ChatStreamChunk> {
   if (chunk.usage) round.usage = mapUsage(chunk.usage);
   // Chunks with empty `choices` carry usage or content-filter results only.
   const choice = chunk.choices?.[0];
@@ -147,6 +100,7 @@ function* readChunk(chunk: OpenAI.ChatCompletionChunk, round: RoundState): Gener
   if (delta.reasoning_content) yield { reasoningDelta: delta.reasoning_content };
   if (delta.content) yield { contentDelta: delta.content };
   for (const fragment of delta.tool_calls ?? []) yield { toolCallProgress: round.calls.add(fragment) };
+  if (choice.finish_reason === 'length' && round.calls.size) throw outputLimitError(provider, 'length');
   if (choice.finish_reason) round.finished = true;
 }
 

@@ -13,6 +13,7 @@ import { ProviderError, abortedError, cutOffError } from './errors.js';
 import { defaultRetryPolicy, withRetries, type RetryPolicy } from './retry.js';
 import { SilenceWatch } from './silence-watch.js';
 import { ToolCallAccumulator } from './tool-call-accumulator.js';
+import type { ProviderChunk, RoundReplay } from './types.js';
 
 /** What a provider learns while reading a round, besides the chunks it yields. */
 export interface RoundState {
@@ -20,6 +21,8 @@ export interface RoundState {
   /** Set when the upstream said the round is complete (`finish_reason`, `done: true`). */
   finished: boolean;
   usage?: Usage;
+  /** What the provider must be given back with this round (types.ts, RoundReplay). */
+  replay?: RoundReplay;
 }
 
 interface RoundSource<Item> {
@@ -27,6 +30,8 @@ interface RoundSource<Item> {
   open(signal: AbortSignal): Promise<AsyncIterable<Item>>;
   /** The chunks one upstream item yields, updating `round` as it learns. */
   read(item: Item, round: RoundState): Iterable<ChatStreamChunk>;
+  /** Last look before `done`, to complete the calls or refuse the round (a call cut short). */
+  finish?(round: RoundState): void;
   /** A provider-specific reading of an error thrown mid-stream; cut off when it has none. */
   classify?(error: unknown): ProviderError | undefined;
 }
@@ -59,7 +64,7 @@ export async function* streamRound<Item>(
   provider: string,
   source: RoundSource<Item>,
   options: RoundOptions,
-): AsyncGenerator<ChatStreamChunk> {
+): AsyncGenerator<ProviderChunk> {
   const { signal, onStatus } = options;
   const controller = new AbortController();
   const onAbort = () => controller.abort();
@@ -111,9 +116,11 @@ export async function* streamRound<Item>(
     if (signal?.aborted) throw abortedError(provider);
     if (silence.idle) throw silence.idleError(provider);
     if (!round.finished) throw cutOffError(provider);
-    const done: ChatStreamChunk = { done: true };
+    source.finish?.(round);
+    const done: ProviderChunk = { done: true };
     if (round.calls.size) done.toolCalls = round.calls.calls();
     if (round.usage) done.usage = round.usage;
+    if (round.replay?.items.length) done.replay = round.replay;
     yield done;
   } finally {
     silence.stop();

@@ -11,6 +11,25 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
 }
 
+/**
+ * What a provider must be given back with a model round on the next request, exactly as
+ * it came: Anthropic's thinking blocks with their signatures (and redacted thinking), the
+ * Responses API's reasoning items with their encrypted content. Opaque to everyone but
+ * the provider named, kept with the stored message, and never sent to a client.
+ */
+export interface RoundReplay {
+  /** The provider that understands `items` (`anthropic`, `openai-responses`). */
+  provider: string;
+  items: unknown[];
+}
+
+/** An image a tool returned, for the providers whose tool results can carry one. */
+export interface ToolImage {
+  mimeType: string;
+  /** Base64. */
+  data: string;
+}
+
 /** A message of the conversation sent to the model, earlier tool calls and results included. */
 export type ModelMessage =
   | { role: 'system'; content: string }
@@ -21,8 +40,23 @@ export type ModelMessage =
       /** What the model reasoned before answering; DeepSeek wants it back with tool calls. */
       reasoning?: string;
       toolCalls?: ToolCall[];
+      /** What the provider gave to be sent back with this round (see RoundReplay). */
+      replay?: RoundReplay;
     }
-  | { role: 'tool'; toolCallId: string; name: string; content: string };
+  | {
+      role: 'tool';
+      toolCallId: string;
+      name: string;
+      /** The result as text; images are only described in it. */
+      content: string;
+      /** The images of the result, for providers that can show them to the model. */
+      images?: ToolImage[];
+      /** The call failed, was declined or never finished (the content says which). */
+      isError?: boolean;
+    };
+
+/** What a provider yields: a protocol chunk, and with `done`, what to send back next time. */
+export type ProviderChunk = ChatStreamChunk & { replay?: RoundReplay };
 
 export interface ChatRequest {
   model: string;
@@ -49,7 +83,7 @@ export interface ChatStreamOptions {
  * a `ProviderError` instead of yielding `done`, so its tool calls are never executed.
  */
 export interface ChatProvider {
-  /** For logs and the start-up line: `openai`, `deepseek`, `ollama`, `demo`. */
+  /** For logs and the start-up line: `openai`, `openai-responses`, `anthropic`, `deepseek`, `ollama`, `demo`. */
   readonly name: string;
-  chatStream(request: ChatRequest, options?: ChatStreamOptions): AsyncIterable<ChatStreamChunk>;
+  chatStream(request: ChatRequest, options?: ChatStreamOptions): AsyncIterable<ProviderChunk>;
 }

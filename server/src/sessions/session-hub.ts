@@ -17,6 +17,7 @@ import {
   type StreamChunkMessage,
   type Usage,
 } from '@aalis/protocol';
+import { forClients } from '../agent/stored-message.js';
 import type { Agent, TurnError } from '../agent/agent.js';
 import { Budgets } from '../budgets/budgets.js';
 import { turnTokens } from '../budgets/turn-tokens.js';
@@ -483,7 +484,11 @@ export class SessionHub {
       );
     } else {
       for (const each of errors) this.#broadcast(sessionId, { type: 'error', sessionId, ...each });
-      this.#broadcast(sessionId, { type: 'message', sessionId, message: withoutArguments(message) });
+      this.#broadcast(sessionId, {
+        type: 'message',
+        sessionId,
+        message: withoutArguments(forClients(message)),
+      });
     }
     session.turn = undefined;
     await turn.lease?.release();
@@ -670,7 +675,7 @@ export class SessionHub {
         // The owner stored its answer, then died before every tab had it.
         const last = (await store.page(sessionId, { limit: 1 })).messages[0];
         if (last?.role === 'assistant')
-          this.#broadcast(sessionId, { type: 'message', sessionId, message: last });
+          this.#broadcast(sessionId, { type: 'message', sessionId, message: forClients(last) });
       }
       this.#options.logger.info(
         { sessionId, turnId, toolsMayHaveCompleted: unfinished.length },
@@ -742,7 +747,8 @@ export class SessionHub {
   }
 
   /** The newest messages of a page that fit in `maxPageBytes` (always at least one). */
-  #bounded(page: HistoryPage): HistoryPage {
+  #bounded(stored: HistoryPage): HistoryPage {
+    const page = { ...stored, messages: stored.messages.map(forClients) };
     let bytes = 0;
     let start = page.messages.length;
     while (start > 0) {

@@ -23,7 +23,7 @@ export const corpus: CorpusDocument[] = [
   },
   {
     title: 'Providers',
-    text: 'The server talks to OpenAI through the official SDK, to DeepSeek with its reasoning_content, to Ollama over its NDJSON chat API, and to a scripted demo model that needs no key.',
+    text: 'The server talks to OpenAI (Chat Completions and the Responses API) and Anthropic through their official SDKs, to DeepSeek with its reasoning_content, to Ollama over its NDJSON chat API, and to a scripted demo model that needs no key.',
   },
   {
     title: 'Security',

@@ -1,0 +1,63 @@
+/**
+ * The `openai` SDK client as both OpenAI APIs use it (Chat Completions in openai.ts, the
+ * Responses API in openai-responses.ts), and the reading of its errors as typed
+ * `ProviderError`s: one place that knows the SDK's error classes.
+ */
+import OpenAI from 'openai';
+import { ProviderError, abortedError, errorForStatus, parseRetryAfter } from './errors.js';
+import { DEFAULT_FIRST_BYTE_TIMEOUT_MS } from './round-stream.js';
+
+export function createOpenAIClient(options: {
+  apiKey: string;
+  baseURL?: string | undefined;
+  firstByteTimeoutMs?: number | undefined;
+}): OpenAI {
+  return new OpenAI({
+    apiKey: options.apiKey,
+    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    // Retries are ours, and only before the first byte (see retry.ts); so is the
+    // first-byte deadline (round-stream.ts): the SDK's is only a backstop behind it.
+    maxRetries: 0,
+    timeout: (options.firstByteTimeoutMs ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS) + 5_000,
+    logLevel: 'off',
+  });
+}
+
+/** Why opening a request failed, typed (retryable where a retry may help). */
+export function openAIRequestError(provider: string, error: unknown, signal: AbortSignal): ProviderError {
+  if (error instanceof ProviderError) return error;
+  if (signal.aborted || error instanceof OpenAI.APIUserAbortError) return abortedError(provider);
+  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+    return new ProviderError('timeout', `${provider} did not answer in time`, {
+      retryable: true,
+      cause: error,
+    });
+  }
+  if (error instanceof OpenAI.APIConnectionError) {
+    return new ProviderError('upstream', `could not reach ${provider}: ${error.message}`, {
+      retryable: true,
+      cause: error,
+    });
+  }
+  if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
+    const detail = (error.error as { message?: string } | undefined)?.message ?? '';
+    return errorForStatus(provider, error.status, detail, parseRetryAfter(error.headers?.get('retry-after')));
+  }
+  return new ProviderError('upstream', `${provider} request failed: ${String(error)}`, { cause: error });
+}
+
+/** An error the SDK threw while the stream was read; undefined when it is just a broken stream. */
+export function openAIMidStreamError(provider: string, error: unknown): ProviderError | undefined {
+  if (error instanceof SyntaxError) {
+    return new ProviderError('bad_response', `${provider} sent a stream chunk that is not valid JSON`, {
+      cause: error,
+    });
+  }
+  if (error instanceof OpenAI.APIError) {
+    // An `error` object inside the stream: the provider gave up mid-answer.
+    return new ProviderError('upstream', `${provider} reported an error mid-stream: ${error.message}`, {
+      cause: error,
+    });
+  }
+  return undefined;
+}
