@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 import { builtinTools } from '../src/tools/builtin/index.js';
 import { AALIS_SERVER_BIN, startCli } from './cli-harness.js';
-import { startFakeUpstream, textAnswer } from './fake-upstream.js';
+import { fixture, startFakeUpstream, textAnswer } from './fake-upstream.js';
 import { TestClient } from './ws-harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'aalis-config-cli-'));
@@ -288,6 +288,53 @@ describe('serving with a configuration file', slow, () => {
     } finally {
       cli.child.kill('SIGKILL');
       taken.close();
+      await upstream.close();
+    }
+  });
+
+  test('Anthropic from the file: its key and address, the output limit and thinking budget, the prompt as system', async () => {
+    const upstream = await startFakeUpstream([
+      { body: fixture('equivalent/text-answer/anthropic.sse'), pieces: 20 },
+    ]);
+    writeFileSync(join(dir, 'shop-prompt.md'), 'You answer for the shop, briefly.\n');
+    const path = configFile({
+      provider: {
+        name: 'anthropic',
+        apiKey: '${AALIS_TEST_KEY}',
+        baseUrl: upstream.url,
+        maxOutputTokens: 4096,
+        reasoning: 2048,
+      },
+      dataDir: ':memory:',
+      logLevel: 'warn',
+      systemPrompt: { file: 'shop-prompt.md' },
+    });
+    const cli = await startCli(
+      { AALIS_CONFIG: path, AALIS_TEST_KEY: 'sk-ant-from-variable', PORT: '0' },
+      dir,
+    );
+    try {
+      expect(cli.output()).toContain('(provider anthropic, model claude-haiku-4-5, history in memory');
+      const client = await TestClient.open(`${cli.base.replace('http', 'ws')}/ws`);
+      await client.hello();
+      client.send({ type: 'send', text: 'hello' });
+      expect((await client.turnEnd()).message.status).toBe('complete');
+      client.socket.close();
+      const request = upstream.requests[0]!;
+      expect(request.path).toBe('/v1/messages');
+      // The SDK (1.x) sends the key as a bearer token.
+      expect(request.headers.authorization).toBe('Bearer sk-ant-from-variable');
+      expect(request.headers['anthropic-version']).toBeTruthy();
+      expect(request.body).toMatchObject({
+        model: 'claude-haiku-4-5',
+        max_tokens: 4096,
+        thinking: { type: 'enabled', budget_tokens: 2048 },
+        system: 'You answer for the shop, briefly.',
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }],
+        stream: true,
+      });
+    } finally {
+      cli.child.kill('SIGKILL');
       await upstream.close();
     }
   });
