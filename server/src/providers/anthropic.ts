@@ -20,7 +20,8 @@ import type {
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ChatStreamChunk, Usage } from '@aalis/protocol';
-import { ProviderError, abortedError, errorForStatus, outputLimitError, parseRetryAfter } from './errors.js';
+import { ProviderError, outputLimitError } from './errors.js';
+import { sdkRequestError } from './sdk-errors.js';
 import type { RetryPolicy } from './retry.js';
 import {
   DEFAULT_FIRST_BYTE_TIMEOUT_MS,
@@ -359,44 +360,27 @@ const imageBlock = (image: ToolImage) => ({
 });
 
 function requestError(provider: string, error: unknown, signal: AbortSignal): ProviderError {
-  if (error instanceof ProviderError) return error;
-  if (signal.aborted || error instanceof Anthropic.APIUserAbortError) return abortedError(provider);
-  if (error instanceof Anthropic.APIConnectionTimeoutError) {
-    return new ProviderError('timeout', `${provider} did not answer in time`, {
-      retryable: true,
-      cause: error,
-    });
-  }
-  if (error instanceof Anthropic.APIConnectionError) {
-    return new ProviderError('upstream', `could not reach ${provider}: ${error.message}`, {
-      retryable: true,
-      cause: error,
-    });
-  }
-  if (error instanceof Anthropic.APIError) {
-    if (typeof error.status === 'number') {
-      return errorForStatus(
-        provider,
-        error.status,
-        error.apiMessage ?? '',
-        parseRetryAfter(error.headers?.get('retry-after')),
+  return sdkRequestError<InstanceType<typeof Anthropic.APIError>>(
+    provider,
+    error,
+    signal,
+    Anthropic,
+    (api) => api.apiMessage ?? '',
+    (other) => {
+      if (other instanceof Anthropic.APIError) {
+        // An `error` event before anything streamed: overloaded or rate limited, worth another try.
+        const retryable = ['overloaded_error', 'rate_limit_error', 'api_error'].includes(other.type ?? '');
+        return new ProviderError(
+          'upstream',
+          `${provider} reported ${other.type ?? 'an error'}: ${other.apiMessage ?? other.message}`,
+          { retryable, cause: other },
+        );
+      }
+      return (
+        midStreamError(provider, other) ??
+        new ProviderError('upstream', `${provider} request failed: ${String(other)}`, { cause: other })
       );
-    }
-    // An `error` event before anything streamed: overloaded or rate limited, worth another try.
-    const retryable =
-      error.type === 'overloaded_error' || error.type === 'rate_limit_error' || error.type === 'api_error';
-    return new ProviderError(
-      'upstream',
-      `${provider} reported ${error.type ?? 'an error'}: ${error.apiMessage ?? error.message}`,
-      {
-        retryable,
-        cause: error,
-      },
-    );
-  }
-  return (
-    midStreamError(provider, error) ??
-    new ProviderError('upstream', `${provider} request failed: ${String(error)}`, { cause: error })
+    },
   );
 }
 

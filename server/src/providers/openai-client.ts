@@ -4,7 +4,8 @@
  * `ProviderError`s: one place that knows the SDK's error classes.
  */
 import OpenAI from 'openai';
-import { ProviderError, abortedError, errorForStatus, parseRetryAfter } from './errors.js';
+import { ProviderError } from './errors.js';
+import { sdkRequestError } from './sdk-errors.js';
 import { DEFAULT_FIRST_BYTE_TIMEOUT_MS } from './round-stream.js';
 
 export function createOpenAIClient(options: {
@@ -24,27 +25,14 @@ export function createOpenAIClient(options: {
 }
 
 /** Why opening a request failed, typed (retryable where a retry may help). */
-export function openAIRequestError(provider: string, error: unknown, signal: AbortSignal): ProviderError {
-  if (error instanceof ProviderError) return error;
-  if (signal.aborted || error instanceof OpenAI.APIUserAbortError) return abortedError(provider);
-  if (error instanceof OpenAI.APIConnectionTimeoutError) {
-    return new ProviderError('timeout', `${provider} did not answer in time`, {
-      retryable: true,
-      cause: error,
-    });
-  }
-  if (error instanceof OpenAI.APIConnectionError) {
-    return new ProviderError('upstream', `could not reach ${provider}: ${error.message}`, {
-      retryable: true,
-      cause: error,
-    });
-  }
-  if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
-    const detail = (error.error as { message?: string } | undefined)?.message ?? '';
-    return errorForStatus(provider, error.status, detail, parseRetryAfter(error.headers?.get('retry-after')));
-  }
-  return new ProviderError('upstream', `${provider} request failed: ${String(error)}`, { cause: error });
-}
+export const openAIRequestError = (provider: string, error: unknown, signal: AbortSignal): ProviderError =>
+  sdkRequestError<InstanceType<typeof OpenAI.APIError>>(
+    provider,
+    error,
+    signal,
+    OpenAI,
+    (api) => (api.error as { message?: string } | undefined)?.message ?? '',
+  );
 
 /** An error the SDK threw while the stream was read; undefined when it is just a broken stream. */
 export function openAIMidStreamError(provider: string, error: unknown): ProviderError | undefined {
