@@ -89,24 +89,28 @@ export class AnthropicProvider implements ChatProvider {
   }
 
   /**
-   * Opens the stream and reads its first event. Anthropic may accept the request and then
-   * say `overloaded_error` as that first event: nothing was shown yet, so it is retried
-   * like an HTTP 529 would be.
+   * Opens the stream and reads up to its first content. Anthropic may accept the request
+   * and then say `overloaded_error` as an event, before or just after `message_start`:
+   * nothing was shown yet, so it is retried like an HTTP 529 would be.
    */
   async #open(request: ChatRequest, signal: AbortSignal): Promise<AsyncIterable<RawMessageStreamEvent>> {
     let events: AsyncIterator<RawMessageStreamEvent>;
-    let first: IteratorResult<RawMessageStreamEvent>;
+    const leading: RawMessageStreamEvent[] = [];
     try {
       const stream = await this.#client.messages.create(this.#body(request), { signal });
       events = stream[Symbol.asyncIterator]();
-      first = await events.next();
+      for (;;) {
+        const next = await events.next();
+        if (next.done) break;
+        leading.push(next.value);
+        if (next.value.type !== 'message_start') break;
+      }
     } catch (error) {
       throw requestError(this.name, error, signal);
     }
     return {
       async *[Symbol.asyncIterator]() {
-        if (first.done) return;
-        yield first.value;
+        yield* leading;
         yield* { [Symbol.asyncIterator]: () => events };
       },
     };
@@ -344,7 +348,11 @@ function toolResult(message: Extract<ModelMessage, { role: 'tool' }>): ToolResul
     type: 'tool_result',
     tool_use_id: message.toolCallId,
     content: images.length
-      ? [{ type: 'text', text: message.content }, ...images.map(imageBlock)]
+      ? // Anthropic refuses an empty text block.
+        [
+          ...(message.content ? [{ type: 'text' as const, text: message.content }] : []),
+          ...images.map(imageBlock),
+        ]
       : message.content,
     ...(message.isError ? { is_error: true } : {}),
   };

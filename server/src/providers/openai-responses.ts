@@ -123,6 +123,8 @@ export class OpenAIResponsesProvider implements ChatProvider {
 class ResponseReader {
   /** Function-call item id -> the call's index in this round, and its arguments so far. */
   readonly #calls = new Map<string, { index: number; arguments: string }>();
+  /** Whether reasoning was shown yet this round: the next summary part starts a paragraph. */
+  #reasoned = false;
 
   constructor(private readonly provider: string) {}
 
@@ -166,12 +168,15 @@ class ResponseReader {
         if (event.delta) yield { contentDelta: event.delta };
         return;
       case 'response.reasoning_summary_part.added':
-        // Each summary part is a paragraph of its own.
-        if (event.summary_index > 0) yield { reasoningDelta: '\n\n' };
+        // Each summary part is a paragraph of its own, in whichever reasoning item.
+        if (this.#reasoned) yield { reasoningDelta: '\n\n' };
         return;
       case 'response.reasoning_summary_text.delta':
       case 'response.reasoning_text.delta':
-        if (event.delta) yield { reasoningDelta: event.delta };
+        if (event.delta) {
+          this.#reasoned = true;
+          yield { reasoningDelta: event.delta };
+        }
         return;
       case 'response.completed':
         round.usage = usageOf(event.response.usage);
