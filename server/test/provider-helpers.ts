@@ -1,5 +1,6 @@
 /** Shared pieces of the provider tests: running a stream to its end, and an independent reading of a fixture. */
 import type { ChatStreamChunk, ToolCallProgress } from '@aalis/protocol';
+import { expect } from 'vitest';
 import { OpenAIProvider, type OpenAIProviderOptions } from '../src/providers/openai.js';
 import type { ChatProvider, ChatRequest } from '../src/providers/types.js';
 
@@ -75,4 +76,38 @@ export function expectedFromSse(text: string) {
       totalTokens: usage.total_tokens,
     },
   };
+}
+
+/** What a fixture's own reading says a round must yield. */
+export interface ExpectedRound {
+  progress: ToolCallProgress[];
+  content: string;
+  reasoning: string;
+  toolCalls: Array<{ index: number; id: string; name: string; arguments: string }>;
+  usage?: { promptTokens: number; completionTokens: number; totalTokens: number } | undefined;
+}
+
+/**
+ * A whole round as `expected` reads it from the fixture: the same progress, text and
+ * reasoning, one done last with the calls (ids like `callId`, arguments whole JSON) and
+ * usage, every other chunk carrying one thing, each card shown before its first character.
+ */
+export function expectRound(chunks: ChatStreamChunk[], expected: ExpectedRound, callId: RegExp): void {
+  expect(progressOf(chunks)).toEqual(expected.progress);
+  expect(textOf(chunks, 'contentDelta')).toBe(expected.content);
+  expect(textOf(chunks, 'reasoningDelta')).toBe(expected.reasoning);
+  const done = chunks.at(-1)!;
+  expect(done.done).toBe(true);
+  expect(done.usage).toEqual(expected.usage);
+  expect(done.toolCalls ?? []).toEqual(expected.toolCalls);
+  for (const call of done.toolCalls ?? []) {
+    expect(call.id).toMatch(callId);
+    expect(() => JSON.parse(call.arguments)).not.toThrow();
+  }
+  expect(chunks.filter((c) => c.done)).toHaveLength(1);
+  expect(chunks.slice(0, -1).every((c) => Object.keys(c).length === 1)).toBe(true);
+  for (const call of expected.toolCalls) {
+    const first = progressOf(chunks).find((p) => p.index === call.index);
+    expect(first).toEqual({ index: call.index, name: call.name, charsAccumulated: 0 });
+  }
 }
