@@ -208,9 +208,9 @@ export class RedisSessionCluster implements SessionCluster {
     return (await this.redis.command.exists(sessionKeys(this.#prefix, sessionId).lease)) === 1;
   }
 
-  async ownerGone(sessionId: string): Promise<boolean> {
+  async ownerGone(sessionId: string, apartMs = this.#turnOptions.leaseMs / 2): Promise<boolean> {
     if (await this.isRunning(sessionId)) return false;
-    await new Promise((resolve) => setTimeout(resolve, this.#turnOptions.leaseMs / 2));
+    await new Promise((resolve) => setTimeout(resolve, apartMs));
     return !(await this.isRunning(sessionId));
   }
 

@@ -53,10 +53,10 @@ export interface SessionCluster {
   /** Whether some instance holds the session's turn now (a start's recovery leaves those alone). */
   isRunning(sessionId: string): Promise<boolean>;
   /**
-   * Whether the session's turn lost its owner: no instance held it at two looks half a
-   * lease apart (a renewal comes every third of one).
+   * Whether the session's turn lost its owner: no instance held it at two looks `apartMs`
+   * apart (half a lease by default; a renewal comes every third of one).
    */
-  ownerGone(sessionId: string): Promise<boolean>;
+  ownerGone(sessionId: string, apartMs?: number): Promise<boolean>;
   /**
    * How often an instance looks for turns whose owner died with no tab left to notice
    * (the history's running marks without a lease).

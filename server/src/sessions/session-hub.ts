@@ -587,7 +587,9 @@ export class SessionHub {
       const ended = await this.#options.store.recoverInterruptedTurns(async (sessionId) => {
         const session = this.#sessions.get(sessionId);
         if (session && (session.turn || session.claiming || this.#remoteTurn(session))) return true;
-        return !(await cluster.ownerGone(sessionId));
+        // Slower than the watch of an instance with a tab on the session (two looks half a
+        // lease apart), so that one, which keeps the answer so far, ends the turn first.
+        return !(await cluster.ownerGone(sessionId, cluster.sweepEveryMs / 3));
       });
       if (ended)
         this.#options.logger.info(
@@ -673,9 +675,12 @@ export class SessionHub {
         this.#broadcast(sessionId, { type: 'message', sessionId, message });
       } else {
         // The owner stored its answer, then died before every tab had it.
+        // Or another instance's look marked it failed: its tabs hear why, as with any end.
         const last = (await store.page(sessionId, { limit: 1 })).messages[0];
-        if (last?.role === 'assistant')
+        if (last?.role === 'assistant') {
+          if (last.error) this.#broadcast(sessionId, { type: 'error', sessionId, ...last.error });
           this.#broadcast(sessionId, { type: 'message', sessionId, message: forClients(last) });
+        }
       }
       this.#options.logger.info(
         { sessionId, turnId, toolsMayHaveCompleted: unfinished.length },
