@@ -203,12 +203,19 @@ describe('a page on another origin', () => {
     e2e.port ||= await freePort();
     const site = await serveExamples({ port: 0, chatServer: `http://127.0.0.1:${e2e.port}` });
     try {
-      await e2e.start([answer('Hello from across origins.')], { AALIS_ALLOWED_ORIGINS: site.url });
+      await e2e.start([answer('Hello **from across** origins.\n\n| a | b |\n| - | - |\n| 1 | 2 |')], {
+        AALIS_ALLOWED_ORIGINS: site.url,
+      });
       const page = await e2e.page(site.url);
       await ask(page, 'hi');
       await turnEnded(page);
       expect(await page.locator('aalis-chat .bubble.assistant[data-id]').innerText()).toContain(
         'Hello from across origins.',
+      );
+      // Markdown: the script loaded its markdown part from its own server, across origins.
+      await page.locator('aalis-chat .bubble.assistant[data-id] table').waitFor();
+      expect(await page.locator('aalis-chat .bubble.assistant[data-id] strong').innerText()).toBe(
+        'from across',
       );
       await page.close();
     } finally {

@@ -4,9 +4,10 @@
  * script address that is not versioned.
  */
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterEach, expect, test } from 'vitest';
-import { chooseEncoding, defaultWidgetFile } from '../src/transport/widget-file.js';
+import { WIDGET_PARTS, chooseEncoding, defaultWidgetFile } from '../src/transport/widget-file.js';
 import { httpRequest, startLoggedServer, type LoggedServer } from './http-harness.js';
 
 let server: LoggedServer | undefined;
@@ -55,6 +56,31 @@ test.skipIf(!built)(
       'if-none-match': br.headers.etag as string,
     });
     expect(otherEncoding.status).toBe(200);
+  },
+);
+
+test.skipIf(!built)(
+  'every file the widget imports from next to itself is served too, compressed, with CORS',
+  async () => {
+    const entry = readFileSync(built!, 'utf8');
+    // What the built script asks for at run time: `import("./aalis-chat-marked.js")`.
+    const parts = [...entry.matchAll(/import\(\s*[`'"]\.\/([^`'"]+)[`'"]\s*\)/g)].map((m) => m[1]!);
+    expect(parts).toEqual([...WIDGET_PARTS]);
+    server = await startLoggedServer();
+    for (const name of parts) {
+      const file = readFileSync(join(dirname(built!), name));
+      const answer = await httpRequest(server.port, `/${name}`, {
+        headers: {
+          host: `127.0.0.1:${server.port}`,
+          'accept-encoding': 'br',
+          origin: 'https://shop.example',
+        },
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.headers['content-type']).toBe('text/javascript; charset=utf-8');
+      expect(answer.headers['access-control-allow-origin']).toBe('*');
+      expect(brotliDecompressSync(answer.bytes).equals(file)).toBe(true);
+    }
   },
 );
 

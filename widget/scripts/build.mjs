@@ -1,6 +1,7 @@
 // Builds the widget twice (npm run build -w @aalis/widget):
 // - dist/index.js: an ES module for bundlers, with lit, marked and the protocol as dependencies;
-// - dist/aalis-chat.js: one self-contained minified file for a script tag.
+// - dist/aalis-chat.js: one minified file for a script tag, and aalis-chat-marked.js next to it,
+//   which it loads when it starts (markdown shows as plain text until then).
 // Then the type declarations of the npm module, into dist/types.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -41,7 +42,12 @@ await build({
     rolldownOptions: {
       input: 'src/index.ts',
       preserveEntrySignatures: 'exports-only',
-      output: { format: 'es', entryFileNames: 'aalis-chat.js' },
+      // marked is loaded lazily (src/markdown/lexer.ts): its own file, next to this one.
+      output: {
+        format: 'es',
+        entryFileNames: 'aalis-chat.js',
+        chunkFileNames: ({ name }) => `aalis-chat-${name.replace(/\.esm$/, '')}.js`,
+      },
     },
   },
 });

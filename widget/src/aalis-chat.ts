@@ -22,6 +22,7 @@ import { StickToBottom } from './controllers/stick-to-bottom.js';
 import { shownStatus, turnStatusText } from './elements/turn-status.js';
 import { AalisErrorEvent, AalisMessageEvent, AalisSendEvent, AalisToolApprovalEvent } from './events.js';
 import { defaultLocale, errorText, stringsFor, type Strings } from './i18n/strings.js';
+import { loadLexer } from './markdown/lexer.js';
 import type { MarkdownCache, RenderOptions } from './markdown/render.js';
 import { nextMinuteIn } from './render/approvals.js';
 import { fitToText, isSendKey, renderComposer } from './render/composer.js';
@@ -125,6 +126,8 @@ export class AalisChat extends LitElement {
   @state() private notice = '';
   @state() private draft = '';
   @state() private announcement = '';
+  /** marked has loaded (lexer.ts): what showed as plain text renders as markdown. */
+  @state() private markdownReady = false;
 
   @query('.transcript') private transcript!: HTMLElement;
   @query('textarea') private textarea!: HTMLTextAreaElement;
@@ -205,6 +208,21 @@ export class AalisChat extends LitElement {
     this.#decided.add(callId);
     this.requestUpdate();
     return true;
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    if (!this.markdownReady) {
+      loadLexer().then(
+        () => {
+          this.#rendered = new WeakMap();
+          this.#caches = new Map();
+          this.markdownReady = true;
+        },
+        // Not served next to this file: the text stays plain, everything else works.
+        () => {},
+      );
+    }
   }
 
   override disconnectedCallback(): void {
@@ -408,7 +426,7 @@ export class AalisChat extends LitElement {
           }
           ${
             // The history changes only when a turn ends: not re-diffed on every frame.
-            guard([this.view.messages, this.locale], () =>
+            guard([this.view.messages, this.locale, this.markdownReady], () =>
               repeat(
                 this.view.messages,
                 (m) => m.id,

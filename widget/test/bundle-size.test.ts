@@ -10,9 +10,14 @@ import { expect, test } from 'vitest';
 // 36 KB until issue 13's tool approval cards and tool progress bars added about 2 KB;
 // 38 KB until images in MCP tool results (checked types and base64, the notes) added about 0.4 KB;
 // 39 KB until several instances (a tool call of unknown outcome, `unavailable`) added about 0.2 KB.
-// Issue 17 caps the file at 40 KB gzipped: this budget cannot rise again.
+// Issue 17 caps the file at 40 KB gzipped: this budget cannot rise again. marked (15 KB
+// gzipped, more than a third of it) moved into the part the file loads itself while it
+// connects (src/markdown/lexer.ts), which made room for the features of issue 17.
 const BUDGET = 40 * 1024;
+/** The file and the parts it loads, together: what a first visit downloads. */
+const TOTAL_BUDGET = 56 * 1024;
 const file = new URL('../dist/aalis-chat.js', import.meta.url);
+const parts = ['aalis-chat-marked.js'].map((name) => new URL(`../dist/${name}`, import.meta.url));
 
 test(`dist/aalis-chat.js is at most ${BUDGET} bytes gzipped`, () => {
   expect(existsSync(file), 'run `npm run build -w @aalis/widget` first').toBe(true);
@@ -22,6 +27,12 @@ test(`dist/aalis-chat.js is at most ${BUDGET} bytes gzipped`, () => {
     `aalis-chat.js: ${raw.length} B raw, ${gzipped} B gzipped (budget ${BUDGET}; deep-chat 110 KB)`,
   );
   expect(gzipped).toBeLessThanOrEqual(BUDGET);
-  // Self-contained: no bare imports left for a browser to fail on.
+  const total = parts.reduce((sum, part) => sum + gzipSync(readFileSync(part), { level: 9 }).length, gzipped);
+  console.log(`with the parts it loads: ${total} B gzipped (budget ${TOTAL_BUDGET})`);
+  expect(total).toBeLessThanOrEqual(TOTAL_BUDGET);
+  // No bare imports left for a browser to fail on; the only import is of its own part.
   expect(raw.toString()).not.toMatch(/from\s*["'](lit|marked|@aalis\/protocol)/);
+  expect([...raw.toString().matchAll(/import\(([^)]*)\)/g)].map((m) => m[1])).toEqual([
+    '`./aalis-chat-marked.js`',
+  ]);
 });

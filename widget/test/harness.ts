@@ -5,6 +5,7 @@
 import { fixture, html } from '@open-wc/testing';
 import '../src/index.js';
 import type { AalisChat } from '../src/aalis-chat.js';
+import { loadLexer } from '../src/markdown/lexer.js';
 import type { SocketLike } from '../src/controllers/connection.js';
 
 export class FakeSocket implements SocketLike {
@@ -54,6 +55,9 @@ export async function mount(
   options: { locale?: string; serverTime?: number; messages?: unknown[]; theme?: string } = {},
 ): Promise<Mounted> {
   localStorage.clear();
+  // marked is its own file, loaded when the first element connects: here before, so that
+  // every test sees markdown rendered (lexer.ts).
+  await loadLexer();
   const sockets: FakeSocket[] = [];
   const factory = (url: string) => {
     const socket = new FakeSocket(url);

@@ -36,7 +36,7 @@ import {
   setPreflightHeaders,
   setPublicResourceHeaders,
 } from './security-headers.js';
-import { WidgetFile, chooseEncoding, defaultWidgetFile } from './widget-file.js';
+import { WIDGET_PARTS, WidgetFile, chooseEncoding, defaultWidgetFile } from './widget-file.js';
 import { forwardSocketEvents, handleSocketError } from './ws-socket.js';
 
 export interface AalisChatOptions extends ChatServicesOptions, ChatEndpointOptions {
@@ -190,30 +190,36 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
   });
   answerOptions('/origin-check', READ_METHODS, true);
 
-  app.get('/aalis-chat.js', { onRequest: guarded }, async (request, reply) => {
-    const asset = await widget.load();
-    if (!asset) {
-      return reply
-        .code(404)
-        .type('text/plain')
-        .send('The widget is not built: run `npm run build -w @aalis/widget` (npm start does it).');
-    }
-    // A module script from another origin is blocked without CORS.
-    setPublicResourceHeaders(reply);
-    const encoding = chooseEncoding(request.headers['accept-encoding']);
-    const etag = encoding === 'identity' ? asset.etag : `${asset.etag.slice(0, -1)}-${encoding}"`;
-    // The address is not versioned (pages embed /aalis-chat.js): a short freshness, then
-    // a revalidation by ETag that costs a 304, and a stale copy meanwhile rather than a wait.
-    void reply
-      .header('cache-control', 'public, max-age=300, stale-while-revalidate=86400')
-      .header('vary', 'accept-encoding')
-      .header('etag', etag);
-    if (request.headers['if-none-match']?.split(/\s*,\s*/).includes(etag)) return reply.code(304).send();
-    if (encoding !== 'identity') void reply.header('content-encoding', encoding);
-    const body = encoding === 'identity' ? asset.body : asset[encoding];
-    return reply.type('text/javascript; charset=utf-8').send(body);
-  });
-  answerOptions('/aalis-chat.js', READ_METHODS, true);
+  // The widget, and the parts it loads from next to itself (marked), alike.
+  for (const [path, file] of [
+    ['/aalis-chat.js', widget],
+    ...WIDGET_PARTS.map((name) => [`/${name}`, widget.sibling(name)] as const),
+  ] as const) {
+    app.get(path, { onRequest: guarded }, async (request, reply) => {
+      const asset = await file.load();
+      if (!asset) {
+        return reply
+          .code(404)
+          .type('text/plain')
+          .send('The widget is not built: run `npm run build -w @aalis/widget` (npm start does it).');
+      }
+      // A module script from another origin is blocked without CORS.
+      setPublicResourceHeaders(reply);
+      const encoding = chooseEncoding(request.headers['accept-encoding']);
+      const etag = encoding === 'identity' ? asset.etag : `${asset.etag.slice(0, -1)}-${encoding}"`;
+      // The address is not versioned (pages embed /aalis-chat.js): a short freshness, then
+      // a revalidation by ETag that costs a 304, and a stale copy meanwhile rather than a wait.
+      void reply
+        .header('cache-control', 'public, max-age=300, stale-while-revalidate=86400')
+        .header('vary', 'accept-encoding')
+        .header('etag', etag);
+      if (request.headers['if-none-match']?.split(/\s*,\s*/).includes(etag)) return reply.code(304).send();
+      if (encoding !== 'identity') void reply.header('content-encoding', encoding);
+      const body = encoding === 'identity' ? asset.body : asset[encoding];
+      return reply.type('text/javascript; charset=utf-8').send(body);
+    });
+    answerOptions(path, READ_METHODS, true);
+  }
 };
 
 export const aalisChat = fp(aalisChatPlugin, { name: '@aalis/server', fastify: '5.x' });

@@ -1,10 +1,12 @@
 /**
- * The widget's single-file build, served at /aalis-chat.js so that a page on any origin
- * can load it with one script tag. Read from disk when asked (and kept while unchanged),
- * so a rebuilt widget is served without a restart.
+ * The widget's script-tag build, served at /aalis-chat.js so that a page on any origin
+ * can load it with one script tag, and the parts it loads itself from next to it
+ * (`WIDGET_PARTS`: marked, at /aalis-chat-marked.js). Read from disk when asked (and kept
+ * while unchanged), so a rebuilt widget is served without a restart.
  */
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
@@ -32,10 +34,18 @@ export function defaultWidgetFile(): string | undefined {
   }
 }
 
+/** The files aalis-chat.js loads from its own directory when it starts. */
+export const WIDGET_PARTS = ['aalis-chat-marked.js'] as const;
+
 export class WidgetFile {
   #cached: { mtimeMs: number; asset: WidgetAsset } | undefined;
 
   constructor(readonly path: string | undefined) {}
+
+  /** A file built next to this one (one of WIDGET_PARTS). */
+  sibling(name: string): WidgetFile {
+    return new WidgetFile(this.path && join(dirname(this.path), name));
+  }
 
   /** Whether the file is there to serve (without reading it). */
   async exists(): Promise<boolean> {

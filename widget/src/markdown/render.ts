@@ -6,9 +6,12 @@
  *
  * While a message streams, only its last block changes: `MarkdownCache` keeps the
  * templates of the blocks before it and re-lexes from the last block's start.
+ *
+ * Until marked has loaded (lexer.ts), a text shows as it is, its line breaks kept.
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import { Lexer, type Token, type Tokens } from 'marked';
+import type { Token, Tokens } from 'marked';
+import { lexer } from './lexer.js';
 
 export interface RenderOptions {
   copyLabel: string;
@@ -182,13 +185,15 @@ export class MarkdownCache {
   constructor(private readonly options: RenderOptions) {}
 
   render(text: string): unknown[] {
+    const lex = lexer();
+    if (!lex) return [plain(text)];
     if (text === this.#text) return [...this.#stable, ...this.#tail];
     const appended = text.startsWith(this.#text);
     if (!appended) {
       this.#stable = [];
       this.#tailStart = 0;
     }
-    const tokens = Lexer.lex(text.slice(this.#tailStart), { gfm: true, breaks: true });
+    const tokens = lex(text.slice(this.#tailStart));
     // All but the last block are final now.
     let offset = this.#tailStart;
     for (const token of tokens.slice(0, -1)) {
@@ -205,5 +210,9 @@ export class MarkdownCache {
 
 /** Renders a whole markdown text once (finished messages). */
 export function renderMarkdown(text: string, options: RenderOptions): unknown[] {
-  return Lexer.lex(text, { gfm: true, breaks: true }).map((token) => block(token, options));
+  const lex = lexer();
+  return lex ? lex(text).map((token) => block(token, options)) : [plain(text)];
 }
+
+/** A text before marked is there: as written, line breaks kept (`.plain`). */
+const plain = (text: string): TemplateResult => html`<p class="plain">${text}</p>`;

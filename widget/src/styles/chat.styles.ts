@@ -77,7 +77,8 @@ export const chatStyles = [
       background: var(--_user-bg);
       color: var(--_user-fg);
     }
-    .bubble.user .text {
+    .bubble.user .text,
+    .plain {
       white-space: pre-wrap;
     }
     .bubble.assistant {
