@@ -214,6 +214,7 @@ function applyToolExecute(answered: TurnView, frame: ToolExecuteFrame, now: numb
       status: 'running',
       startedAt: now,
     };
+    if (frame.writingMs !== undefined) part.writingMs = frame.writingMs;
     // The real tool-call block takes over from the pending cards.
     return { ...turn, parts: [...turn.parts, part], toolCallsProgress: NO_PROGRESS };
   }
@@ -236,6 +237,8 @@ function applyToolExecute(answered: TurnView, frame: ToolExecuteFrame, now: numb
   if (args !== undefined) ended.arguments = args;
   if (frame.result !== undefined) ended.result = frame.result;
   if (frame.declined !== undefined) ended.declined = frame.declined;
+  const writingMs = started ? started.writingMs : frame.writingMs;
+  if (writingMs !== undefined) ended.writingMs = writingMs;
   const parts = at >= 0 ? turn.parts.map((p, i) => (i === at ? ended : p)) : [...turn.parts, ended];
   return { ...turn, parts };
 }

@@ -75,6 +75,11 @@ export const ToolExecuteFrameSchema = v.object({
   result: v.optional(v.unknown()),
   isError: v.optional(v.boolean()),
   durationMs: v.optional(v.pipe(v.number(), v.minValue(0))),
+  /**
+   * How long the model took to write the call (its pending card's time, from its first
+   * fragment to the round's end), with `start`, or with an `end` that has no `start`.
+   */
+  writingMs: v.optional(v.pipe(v.number(), v.minValue(0))),
   /** `end` of a call that never ran: why. */
   declined: v.optional(DeclinedSchema),
   /** `progress` only: the tool's latest report; each replaces the one before. */

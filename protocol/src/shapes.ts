@@ -152,6 +152,8 @@ export const ToolCallPartSchema = v.object({
   result: v.optional(v.unknown()),
   startedAt: TimestampSchema,
   endedAt: v.optional(TimestampSchema),
+  /** How long the model took to write it (`tool_execute`'s `writingMs`): its card's time. */
+  writingMs: v.optional(v.pipe(v.number(), v.minValue(0))),
   /** While it runs: what the tool last said of its progress. */
   progress: v.optional(ToolProgressSchema),
   /** It never ran: declined by the user, or its approval request expired (`status` is `error`). */

@@ -21,6 +21,7 @@ const part: fc.Arbitrary<Part> = fc.oneof(
       result: fc.jsonValue(),
       startedAt: time,
       endedAt: time,
+      writingMs: count,
       progress: fc.record(
         { progress: count, total: count, message: fc.string() },
         { requiredKeys: ['progress'] },
@@ -115,6 +116,7 @@ export const serverFrame: fc.Arbitrary<ServerFrame> = fc.oneof(
       result: fc.jsonValue(),
       isError: fc.boolean(),
       durationMs: count,
+      writingMs: count,
       declined: fc.constantFrom('user' as const, 'expired' as const),
       progress: count,
       total: count,

@@ -427,3 +427,22 @@ describe('tool approvals', () => {
     expect(client.turn!.approvals).toEqual(server.turn!.approvals);
   });
 });
+
+describe("a call's writing time", () => {
+  test('start brings it, the part keeps it through end; an end without start brings its own', () => {
+    const started = play(progress(0, 'write_file', 142), done(), {
+      ...toolStart('c1', 0, 'write_file'),
+      writingMs: 9_200,
+    });
+    expect(started.turn!.parts[0]).toMatchObject({ callId: 'c1', status: 'running', writingMs: 9_200 });
+    const ended = reduce(started, toolEnd('c1', 0, 'write_file', 'ok', 40), 1_000);
+    expect(ended.turn!.parts[0]).toMatchObject({ status: 'done', writingMs: 9_200 });
+    const declined = reduce(ended, { ...toolDeclined('c2', 1, 'b', 'user'), writingMs: 300 }, 1_100);
+    expect(declined.turn!.parts[1]).toMatchObject({ callId: 'c2', declined: 'user', writingMs: 300 });
+  });
+
+  test('a server that sends none: no writing time, nothing made up', () => {
+    const view = play(toolStart('c1', 0, 'a'), toolEnd('c1', 0, 'a', 'ok', 5));
+    expect(view.turn!.parts[0]).not.toHaveProperty('writingMs');
+  });
+});

@@ -62,7 +62,16 @@ async function turnOn(format: Format, name: string, later: Reply[] = []) {
 /** Frames with what differs by nature (clocks, ids each run or API makes) replaced by placeholders. */
 function comparable(frames: ServerFrame[]): unknown[] {
   const callIds = new Map<string, string>();
-  const CLOCKS = new Set(['startedAt', 'updatedAt', 'createdAt', 'endedAt', 'durationMs', 'expiresAt', 'at']);
+  const CLOCKS = new Set([
+    'startedAt',
+    'updatedAt',
+    'createdAt',
+    'endedAt',
+    'durationMs',
+    'writingMs',
+    'expiresAt',
+    'at',
+  ]);
   const visit = (value: unknown, key = ''): unknown => {
     if (Array.isArray(value)) return value.map((item) => visit(item));
     if (value && typeof value === 'object') {

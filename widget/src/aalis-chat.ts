@@ -18,16 +18,27 @@ import {
 } from '@aalis/protocol/client';
 import { ChatConnection, type TokenProvider } from './controllers/chat-connection.js';
 import { browserSocket, type ConnectionState, type SocketFactory } from './controllers/connection.js';
+import { Launcher } from './controllers/launcher.js';
 import { StickToBottom } from './controllers/stick-to-bottom.js';
 import { shownStatus, turnStatusText } from './elements/turn-status.js';
-import { AalisErrorEvent, AalisMessageEvent, AalisSendEvent, AalisToolApprovalEvent } from './events.js';
+import {
+  AalisErrorEvent,
+  AalisMessageEvent,
+  AalisPanelEvent,
+  AalisSendEvent,
+  AalisToolApprovalEvent,
+} from './events.js';
 import { defaultLocale, errorText, stringsFor, type Strings } from './i18n/strings.js';
 import { loadLexer } from './markdown/lexer.js';
+import { plainTextOf } from './markdown/plain-text.js';
 import type { MarkdownCache, RenderOptions } from './markdown/render.js';
 import { nextMinuteIn } from './render/approvals.js';
 import { fitToText, isSendKey, renderComposer } from './render/composer.js';
 import { plainText, renderAssistantMessage, renderTurn, renderUserMessage } from './render/messages.js';
 import type { PartContext } from './render/parts.js';
+import { keepTabInside } from './render/focus-trap.js';
+import { renderLauncher } from './render/launcher.js';
+import { ReasoningClock } from './render/reasoning-clock.js';
 import { renderStatusLine } from './render/status-line.js';
 import { chatStyles } from './styles/chat.styles.js';
 
@@ -43,7 +54,12 @@ import { chatStyles } from './styles/chat.styles.js';
  * @event aalis-error - An error from the server, or the connection refused for good. `detail: { code, message, errorId? }`.
  * @event aalis-connection-change - `detail: { state, retryInMs? }`; state is connecting, connected, reconnecting or offline.
  * @event aalis-tool-approval - A tool call waits for the user's approval (once per request, also when restored after a reload). `detail: { callId, name, arguments, policy }`; answer with `decide()` or the card's buttons.
+ * @event aalis-open - Launcher mode: the panel opened.
+ * @event aalis-close - Launcher mode: the panel closed.
  *
+ * @csspart launcher - Launcher mode: the round button that opens and closes the panel.
+ * @csspart unread-dot - Launcher mode: the dot on the button after an answer ended while the panel was closed.
+ * @csspart panel - Launcher mode: the panel the chat opens in (`role="dialog"`); the whole screen below 480 px wide.
  * @csspart status - The connection line above the transcript.
  * @csspart transcript - The scrolling conversation (`role="log"`).
  * @csspart bubble - Every message bubble; also `bubble-user`, `bubble-assistant`.
@@ -114,6 +130,18 @@ export class AalisChat extends LitElement {
   @property({ reflect: true }) theme: 'light' | 'dark' | 'auto' = 'auto';
   /** The localStorage key that keeps the session id, so two widgets on one page do not collide. */
   @property({ attribute: 'session-key' }) sessionKey = 'aalis-chat-session';
+  /** The text box's placeholder, over the locale's ("Ask anything…"). */
+  @property() placeholder = '';
+  /** The chat's title, over the locale's ("Chat"): the launcher panel's heading and name. */
+  @property({ attribute: 'chat-title' }) chatTitle = '';
+  /**
+   * `inline` (the default): the chat is the element's box. `launcher`: a round button in
+   * a corner of the page opens it in a panel (full screen below 480 px wide); open or
+   * closed is remembered per `session-key`. The socket connects at once either way.
+   */
+  @property({ reflect: true }) mode: 'inline' | 'launcher' = 'inline';
+  /** Launcher mode: the corner, `bottom-right` (the default) or `bottom-left`. */
+  @property({ reflect: true }) position: 'bottom-right' | 'bottom-left' = 'bottom-right';
   /** Makes the sockets: tests and custom transports set it before the element connects. */
   @property({ attribute: false }) socketFactory: SocketFactory = browserSocket;
 
@@ -134,14 +162,15 @@ export class AalisChat extends LitElement {
 
   readonly #connection = new ChatConnection(this, (frame) => this.#receive(frame));
   readonly #scroll = new StickToBottom(this, () => this.transcript);
+  readonly #launcher = new Launcher(this);
+  @query('.launcher') private launcherButton!: HTMLButtonElement | null;
+  @query('.panel') private panel!: HTMLElement | null;
   #composing = false;
   /** Markdown caches of the running turn's text parts: only their last block is re-parsed. */
   #caches = new Map<number, MarkdownCache>();
   /** Finished messages render once: they never change. */
   #rendered = new WeakMap<ChatMessage, TemplateResult>();
-  #reasoningStartedAt: number | undefined;
-  #reasoningMs = new Map<string, number>();
-  #runningReasoningMs: number | undefined;
+  readonly #reasoning = new ReasoningClock();
   /** Sent messages the server has not yet accepted, by `clientMessageId`: given back if refused. */
   readonly #unconfirmed = new Map<string, string>();
   /** Approval requests already announced (and evented), by call id: once each, reconnects included. */
@@ -162,6 +191,11 @@ export class AalisChat extends LitElement {
 
   /** Sends a message; false (and a visible notice) when it cannot be sent now. */
   send(text: string): boolean {
+    return this.#send(text, false);
+  }
+
+  /** `fromComposer`: the text is in the text box, and stays there when it cannot go. */
+  #send(text: string, fromComposer: boolean): boolean {
     const trimmed = text.trim();
     if (!trimmed) return false;
     if (trimmed.length > Limits.messageText) {
@@ -170,7 +204,12 @@ export class AalisChat extends LitElement {
     }
     const clientMessageId = `c-${Math.random().toString(36).slice(2, 10)}`;
     if (!this.#connection.send({ type: 'send', text: trimmed, clientMessageId })) {
-      this.notice = this.strings.notConnected;
+      const { strings } = this;
+      this.notice = this.#connection.refusal
+        ? strings.cannotSend
+        : fromComposer
+          ? strings.notConnected
+          : strings.notSent;
       return false;
     }
     this.#unconfirmed.set(clientMessageId, trimmed);
@@ -178,6 +217,32 @@ export class AalisChat extends LitElement {
     this.errors = [];
     this.dispatchEvent(new AalisSendEvent(trimmed));
     return true;
+  }
+
+  /** Launcher mode: whether the panel is open. */
+  get isOpen(): boolean {
+    return this.#launcher.isOpen;
+  }
+
+  /** Launcher mode: opens the panel and moves the focus into it (to the text box). */
+  open(): void {
+    if (!this.#launcher.set(true)) return;
+    this.dispatchEvent(new AalisPanelEvent('aalis-open'));
+    void this.updateComplete.then(() => this.textarea?.focus());
+  }
+
+  /** Launcher mode: closes the panel; the focus goes back to the button if it was inside. */
+  close(): void {
+    const inside = !!this.panel?.contains(this.shadowRoot?.activeElement ?? null);
+    if (!this.#launcher.set(false)) return;
+    this.dispatchEvent(new AalisPanelEvent('aalis-close'));
+    if (inside) void this.updateComplete.then(() => this.launcherButton?.focus());
+  }
+
+  /** Launcher mode: opens the panel when closed, closes it when open. */
+  toggle(): void {
+    if (this.#launcher.isOpen) this.close();
+    else this.open();
   }
 
   /** Stops the running turn. */
@@ -231,6 +296,8 @@ export class AalisChat extends LitElement {
   }
 
   protected override updated(): void {
+    // For the styles: the launcher's panel is open (full screen on a phone hides the button).
+    this.toggleAttribute('opened', this.mode === 'launcher' && this.#launcher.isOpen);
     // The cards say minutes left: render again when the count changes, not before.
     clearTimeout(this.#expiryTimer);
     const wait = this.view.turn && nextMinuteIn(this.view.turn.approvals.values(), this.#serverNow());
@@ -273,10 +340,11 @@ export class AalisChat extends LitElement {
         this.#seenApprovals.clear();
         break;
       case 'stream':
-        this.#trackReasoning();
+        this.#reasoning.track(this.view.turn?.parts ?? []);
         break;
       case 'turn_status':
       case 'stream_resume': {
+        if (frame.type === 'stream_resume') this.#reasoning.joined(frame.parts);
         // Said once when the status changes; the line itself ticks unannounced. A wait is
         // said without its seconds (since = now): they would be stale by the time it is heard.
         const status = this.view.turn && shownStatus(this.view.turn);
@@ -291,15 +359,18 @@ export class AalisChat extends LitElement {
         break;
       case 'message': {
         const { error } = frame.message;
-        if (this.#runningReasoningMs !== undefined)
-          this.#reasoningMs.set(frame.message.id, this.#runningReasoningMs);
+        this.#reasoning.finished(frame.message.id);
         this.#caches = new Map();
-        const reply = plainText(frame.message).slice(0, 200);
+        // Read aloud as words: "## Streaming | a | b |" would be read as its symbols.
+        const reply = plainTextOf(plainText(frame.message)).slice(0, 200);
         const why = error && errorText(this.strings, error);
         this.announcement = [reply && this.strings.announceReply(reply), why].filter(Boolean).join(' ');
         // The bubble now says why the turn failed: the alert for it would say it twice.
         if (error) this.errors = this.errors.filter((e) => e.code !== error.code);
-        if (before.turn) this.dispatchEvent(new AalisMessageEvent(frame.message));
+        if (before.turn) {
+          this.dispatchEvent(new AalisMessageEvent(frame.message));
+          this.#launcher.answered();
+        }
         this.#seenApprovals.clear();
         break;
       }
@@ -358,19 +429,7 @@ export class AalisChat extends LitElement {
 
   #startTurn(): void {
     this.#caches = new Map();
-    this.#reasoningStartedAt = undefined;
-    this.#runningReasoningMs = undefined;
-  }
-
-  /** Reasoning lasts from its first delta until the next kind of part begins. */
-  #trackReasoning(): void {
-    const parts = this.view.turn?.parts ?? [];
-    const reasoningAt = parts.findIndex((p) => p.type === 'reasoning');
-    if (reasoningAt < 0) return;
-    this.#reasoningStartedAt ??= Date.now();
-    if (this.#runningReasoningMs === undefined && parts.length > reasoningAt + 1) {
-      this.#runningReasoningMs = Date.now() - this.#reasoningStartedAt;
-    }
+    this.#reasoning.joined(this.view.turn?.parts ?? []);
   }
 
   #markdown: RenderOptions = {
@@ -383,7 +442,7 @@ export class AalisChat extends LitElement {
     },
   };
 
-  #context(streaming: boolean, reasoningMs: number | undefined): PartContext {
+  #context(streaming: boolean, reasoningMs: ReadonlyMap<number, number> | undefined): PartContext {
     return {
       strings: this.strings,
       theme: this.theme,
@@ -396,6 +455,37 @@ export class AalisChat extends LitElement {
   }
 
   protected override render() {
+    if (this.mode !== 'launcher') return this.#renderChat();
+    const { strings } = this;
+    return renderLauncher(
+      {
+        strings,
+        title: this.chatTitle || strings.title,
+        open: this.#launcher.isOpen,
+        built: this.#launcher.built,
+        unread: this.#launcher.unread,
+      },
+      () => this.#renderChat(),
+      this.#panelHandlers,
+    );
+  }
+
+  #panelHandlers = {
+    toggle: () => this.toggle(),
+    close: () => this.close(),
+    keydown: (event: KeyboardEvent) => {
+      if (event.key === 'Escape' && this.#launcher.isOpen) {
+        event.preventDefault();
+        const fromPanel = !!this.panel?.contains(this.shadowRoot?.activeElement ?? null);
+        this.close();
+        if (!fromPanel) this.launcherButton?.focus();
+      } else if (this.panel && event.currentTarget === this.panel) {
+        keepTabInside(event, this.panel, this.shadowRoot?.activeElement ?? null);
+      }
+    },
+  };
+
+  #renderChat(): TemplateResult {
     const strings = this.strings;
     const turn = this.view.turn;
     return html`
@@ -438,7 +528,7 @@ export class AalisChat extends LitElement {
             turn
               ? renderTurn(
                   turn,
-                  this.#context(true, this.#runningReasoningMs),
+                  this.#context(true, this.#reasoning.running),
                   { strings, serverNow: this.#serverNow(), decided: this.#decided },
                   this.#decide,
                 )
@@ -461,7 +551,13 @@ export class AalisChat extends LitElement {
       </div>
       <div class="sr-only" aria-live="polite" aria-atomic="true">${this.announcement}</div>
       ${renderComposer(
-        { strings, draft: this.draft, running: turn !== null, notice: this.notice },
+        {
+          strings,
+          draft: this.draft,
+          running: turn !== null,
+          notice: this.notice,
+          placeholder: this.placeholder || strings.composerPlaceholder,
+        },
         this.#composer,
       )}
     `;
@@ -473,7 +569,7 @@ export class AalisChat extends LitElement {
       rendered =
         message.role === 'user'
           ? renderUserMessage(message)
-          : renderAssistantMessage(message, this.#context(false, this.#reasoningMs.get(message.id)));
+          : renderAssistantMessage(message, this.#context(false, this.#reasoning.of(message.id)));
       this.#rendered.set(message, rendered);
     }
     return rendered;
@@ -493,7 +589,7 @@ export class AalisChat extends LitElement {
     compositionstart: () => (this.#composing = true),
     compositionend: () => (this.#composing = false),
     send: () => {
-      if (!this.send(this.draft)) return;
+      if (!this.#send(this.draft, true)) return;
       this.draft = '';
       if (this.textarea) this.textarea.style.height = 'auto';
     },

@@ -53,6 +53,13 @@ export class AalisToolApprovalEvent extends CustomEvent<
   }
 }
 
+/** Launcher mode: the panel opened (`open`), or closed (`close`). */
+export class AalisPanelEvent extends CustomEvent<null> {
+  constructor(type: 'aalis-open' | 'aalis-close') {
+    super(type, { ...init, detail: null });
+  }
+}
+
 declare global {
   interface HTMLElementEventMap {
     'aalis-send': AalisSendEvent;
@@ -60,5 +67,7 @@ declare global {
     'aalis-error': AalisErrorEvent;
     'aalis-connection-change': AalisConnectionChangeEvent;
     'aalis-tool-approval': AalisToolApprovalEvent;
+    'aalis-open': AalisPanelEvent;
+    'aalis-close': AalisPanelEvent;
   }
 }

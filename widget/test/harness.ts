@@ -52,9 +52,18 @@ export interface Mounted {
 export const SESSION = 'session-test';
 
 export async function mount(
-  options: { locale?: string; serverTime?: number; messages?: unknown[]; theme?: string } = {},
+  options: {
+    locale?: string;
+    serverTime?: number;
+    messages?: unknown[];
+    theme?: string;
+    mode?: 'inline' | 'launcher';
+    position?: string;
+    /** Keep what an earlier element stored (its session, its panel open or closed): a reload. */
+    keepStorage?: boolean;
+  } = {},
 ): Promise<Mounted> {
-  localStorage.clear();
+  if (!options.keepStorage) localStorage.clear();
   // marked is its own file, loaded when the first element connects: here before, so that
   // every test sees markdown rendered (lexer.ts).
   await loadLexer();
@@ -69,6 +78,8 @@ export async function mount(
       server="https://chat.example.com"
       locale=${options.locale ?? 'en'}
       theme=${options.theme ?? 'light'}
+      mode=${options.mode ?? 'inline'}
+      position=${options.position ?? 'bottom-right'}
       .socketFactory=${factory}
     ></aalis-chat>`,
   );

@@ -242,6 +242,7 @@ export class Agent extends EventEmitter<AgentEvents> {
     turn.tool({
       ...toolEvent(input.sessionId, call, 'start'),
       arguments: args,
+      ...turn.writing(call),
     });
   }
 
@@ -273,6 +274,7 @@ export class Agent extends EventEmitter<AgentEvents> {
     turn.tool({
       ...toolEvent(input.sessionId, call, 'end'),
       arguments: args,
+      ...turn.writing(call),
       result: NOT_RUN[outcome],
       isError: true,
       ...(outcome === 'aborted' ? {} : { declined: outcome === 'denied' ? 'user' : 'expired' }),
@@ -331,6 +333,8 @@ class TurnRecorder {
   #view: ChatView;
   /** The rounds so far, kept with the message when a provider gave something to send back. */
   readonly #rounds: RoundRecord[] = [];
+  /** How long each call of the last round took to write, by index (its card's time). */
+  #writingMs = new Map<number, number>();
   /** One id for the turn's answer: the message the model is shown each round is the one stored. */
   readonly id = `msg_${randomUUID()}`;
   /** The turn's spans, set by runTurn before anything is emitted. */
@@ -349,6 +353,15 @@ class TurnRecorder {
   }
 
   stream(message: StreamChunkMessage): void {
+    // The round is written: how long each call took to write, before its card goes.
+    if (message.done) {
+      this.#writingMs = new Map(
+        [...this.#view.turn!.toolCallsProgress.values()].map((card) => [
+          card.index,
+          Math.max(0, this.now() - card.startedAt),
+        ]),
+      );
+    }
     this.#view = reduce(this.#view, { type: 'stream', ...message }, this.now());
     this.emit('outbound:stream', message);
   }
@@ -356,6 +369,12 @@ class TurnRecorder {
   tool(event: ToolExecuteEvent): void {
     this.#view = reduce(this.#view, { type: 'tool_execute', ...event }, this.now());
     this.emit('tool:execute', event);
+  }
+
+  /** `writingMs` for a call's first `tool_execute`, when its card was seen. */
+  writing(call: ToolCall): { writingMs?: number } {
+    const ms = this.#writingMs.get(call.index);
+    return ms === undefined ? {} : { writingMs: ms };
   }
 
   roundEnded(calls: readonly ToolCall[], replay: RoundReplay | undefined): void {

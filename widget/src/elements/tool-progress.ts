@@ -29,17 +29,24 @@ export class AalisToolProgress extends TickingElement {
     css`
       :host {
         display: flex;
+        flex-wrap: wrap;
         align-items: center;
-        gap: 0.5em;
+        gap: 0 0.5em;
       }
       .icon {
         display: inline-flex;
         color: var(--_accent);
         animation: pulse 1.2s ease-in-out infinite;
       }
+      /* One word: never broken inside ("write_fi / le"); the count wraps below it instead. */
       .name {
         font-family: var(--_mono);
         font-weight: 600;
+        overflow-wrap: normal;
+        white-space: nowrap;
+        overflow: hidden;
+        text-overflow: ellipsis;
+        max-width: 100%;
       }
       .meta {
         color: var(--_muted);
@@ -78,7 +85,7 @@ export class AalisToolProgress extends TickingElement {
     const elapsed = seconds(elapsedSince(startedAt, Date.now(), this.offset));
     const detail = this.stalled ? this.strings.waitingForModel : this.strings.chars(charsAccumulated);
     return html`<span class="icon" part="icon" aria-hidden="true">${toolIcon}</span>
-      <span class="name" part="name">${name || this.strings.generating}</span>
+      <span class="name" part="name" title=${name}>${name || this.strings.generating}</span>
       <span class="meta" part="meta">${detail} · ${elapsed}</span>`;
   }
 }

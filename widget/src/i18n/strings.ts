@@ -3,6 +3,11 @@
  * languages it ships. A host adds or overrides a language with `registerLocale`.
  */
 export interface Strings {
+  /** The chat's name: the launcher panel's heading (the `chat-title` attribute overrides it). */
+  title: string;
+  /** Launcher mode: the panel's close button, and what the button adds after an unseen answer. */
+  close: string;
+  unread: string;
   transcriptLabel: string;
   composerLabel: string;
   composerPlaceholder: string;
@@ -46,7 +51,12 @@ export interface Strings {
   reconnecting: (seconds: number) => string;
   offline: string;
   retryNow: string;
+  /** Sent from the text box while not connected: the text stays in it. */
   notConnected: string;
+  /** Sent with `send()` while not connected: nothing was kept anywhere. */
+  notSent: string;
+  /** Sent while the server refuses this page for good: it will never connect. */
+  cannotSend: string;
   tooLong: (count: number, limit: number) => string;
   interrupted: string;
   stopped: string;
@@ -84,6 +94,9 @@ const span = (m: number, hours: string, minutes: string): string =>
   m < 60 ? `${m} ${minutes}` : `${Math.floor(m / 60)} ${hours}${m % 60 ? ` ${m % 60} ${minutes}` : ''}`;
 
 const en: Strings = {
+  title: 'Chat',
+  close: 'Close',
+  unread: 'new answer',
   transcriptLabel: 'Conversation',
   composerLabel: 'Message',
   composerPlaceholder: 'Ask anything…',
@@ -119,6 +132,8 @@ const en: Strings = {
   offline: 'Offline',
   retryNow: 'Retry now',
   notConnected: 'Not connected: your message was kept, send it again once connected.',
+  notSent: 'Not connected: the message was not sent.',
+  cannotSend: 'This page cannot use this chat, so messages cannot be sent.',
   tooLong: (n, limit) => `${n} / ${limit}`,
   interrupted: 'This answer was interrupted.',
   stopped: 'Stopped.',
@@ -162,6 +177,9 @@ const en: Strings = {
 };
 
 const zhCN: Strings = {
+  title: '聊天',
+  close: '关闭',
+  unread: '有新回答',
   transcriptLabel: '对话',
   composerLabel: '消息',
   composerPlaceholder: '问点什么…',
@@ -197,6 +215,8 @@ const zhCN: Strings = {
   offline: '离线',
   retryNow: '立即重试',
   notConnected: '未连接：消息已保留，连接后请重新发送。',
+  notSent: '未连接：消息未发送。',
+  cannotSend: '此页面无法使用这个聊天，消息无法发送。',
   tooLong: (n, limit) => `${n} / ${limit}`,
   interrupted: '这条回答被中断了。',
   stopped: '已停止。',

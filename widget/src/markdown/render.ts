@@ -165,7 +165,7 @@ function block(token: Token, options: RenderOptions): TemplateResult | typeof no
 }
 
 /** marked leaves entities of plain text encoded (`&amp;`); Lit escapes on its own, so undo marked's. */
-function decode(text: string): string {
+export function decode(text: string): string {
   return text.replace(/&(amp|lt|gt|quot|#39);/g, (_, name: string) =>
     name === 'amp' ? '&' : name === 'lt' ? '<' : name === 'gt' ? '>' : name === 'quot' ? '"' : "'",
   );

@@ -15,6 +15,7 @@ export interface ComposerState {
   running: boolean;
   /** Why the last message could not be sent, or what was refused. */
   notice: string;
+  placeholder: string;
 }
 
 export interface ComposerHandlers {
@@ -30,7 +31,7 @@ export interface ComposerHandlers {
 const COUNTER_FROM = 0.8;
 
 export function renderComposer(state: ComposerState, on: ComposerHandlers): TemplateResult {
-  const { strings, draft, running, notice } = state;
+  const { strings, draft, running, notice, placeholder } = state;
   const length = draft.trim().length;
   const over = length > Limits.messageText;
   return html`<div class="composer" part="composer">
@@ -38,7 +39,7 @@ export function renderComposer(state: ComposerState, on: ComposerHandlers): Temp
       <textarea
         rows="1"
         aria-label=${strings.composerLabel}
-        placeholder=${strings.composerPlaceholder}
+        placeholder=${placeholder}
         .value=${live(draft)}
         @input=${on.input}
         @keydown=${on.keydown}

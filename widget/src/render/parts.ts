@@ -22,8 +22,8 @@ export interface PartContext {
   caches?: Map<number, MarkdownCache>;
   /** True while the message is still being written. */
   streaming: boolean;
-  /** How long the reasoning took, when known. */
-  reasoningMs?: number | undefined;
+  /** How long each reasoning part took, by its position in the parts, when known. */
+  reasoningMs?: ReadonlyMap<number, number> | undefined;
 }
 
 export function renderParts(parts: readonly Part[], context: PartContext): TemplateResult[] {
@@ -32,7 +32,7 @@ export function renderParts(parts: readonly Part[], context: PartContext): Templ
       case 'text':
         return html`<div class="text">${markdownOf(part.text, i, context)}</div>`;
       case 'reasoning':
-        return renderReasoning(part.text, context.streaming && i === parts.length - 1, context);
+        return renderReasoning(part.text, context.streaming && i === parts.length - 1, i, context);
       case 'tool_call':
         return renderToolCall(part, context);
     }
@@ -46,12 +46,10 @@ function markdownOf(text: string, index: number, context: PartContext): unknown[
   return cache.render(text);
 }
 
-function renderReasoning(text: string, live: boolean, context: PartContext): TemplateResult {
-  const { strings, reasoningMs } = context;
-  const label =
-    live || reasoningMs === undefined
-      ? strings.reasoning
-      : strings.reasoningFor((reasoningMs / 1000).toFixed(1));
+function renderReasoning(text: string, live: boolean, index: number, context: PartContext): TemplateResult {
+  const { strings } = context;
+  const ms = context.reasoningMs?.get(index);
+  const label = live || ms === undefined ? strings.reasoning : strings.reasoningFor((ms / 1000).toFixed(1));
   // Open while it streams, collapsed once the answer starts.
   return html`<details class="reasoning" part="reasoning" ?open=${live}>
     <summary>${label}</summary>
@@ -76,10 +74,11 @@ function renderToolCall(part: ToolCallPart, { strings }: PartContext): TemplateR
           ? strings.toolUnknown
           : strings.toolError;
   // An unknown call's `endedAt` is when another server gave up on it, not when it ended.
+  // The time counts on from the card's: writing the call, then running it.
   const duration =
     part.endedAt === undefined || declined || status === 'unknown'
       ? nothing
-      : html` · ${seconds(part.endedAt - part.startedAt)}`;
+      : html` · ${seconds((part.writingMs ?? 0) + part.endedAt - part.startedAt)}`;
   return html`<details
     class="tool-call-block"
     part="tool-call-block"
@@ -89,7 +88,7 @@ function renderToolCall(part: ToolCallPart, { strings }: PartContext): TemplateR
   >
     <summary>
       <span class="tool-icon" aria-hidden="true">${toolIcon}</span>
-      <span class="tool-name">${part.name}</span>
+      <span class="tool-name" title=${part.name}>${part.name}</span>
       <span class="tool-status">${statusText}${duration}</span>
       ${
         // In the summary, so it shows whether the block is open or closed.

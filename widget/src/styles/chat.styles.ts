@@ -28,6 +28,98 @@ export const chatStyles = [
     *::after {
       box-sizing: border-box;
     }
+    /* Launcher mode: the element takes no room; the button and the panel float. */
+    :host([mode='launcher']) {
+      display: block;
+      height: 0;
+      border: 0;
+      background: none;
+      overflow: visible;
+    }
+    .launcher {
+      position: fixed;
+      bottom: 20px;
+      right: 20px;
+      width: 56px;
+      height: 56px;
+      border-radius: 50%;
+      border: 0;
+      background: var(--_accent);
+      color: var(--_accent-fg);
+      display: grid;
+      place-items: center;
+      cursor: pointer;
+      box-shadow: 0 4px 16px rgb(0 0 0 / 25%);
+      z-index: 2147483000;
+    }
+    .unread {
+      position: absolute;
+      top: 2px;
+      right: 2px;
+      width: 14px;
+      height: 14px;
+      border-radius: 50%;
+      background: var(--_danger);
+      border: 2px solid var(--_bg);
+    }
+    .panel {
+      position: fixed;
+      bottom: 88px;
+      right: 20px;
+      width: min(400px, calc(100vw - 40px));
+      height: min(var(--_height), calc(100vh - 112px));
+      display: flex;
+      flex-direction: column;
+      background: var(--_bg);
+      border: 1px solid var(--_border);
+      border-radius: var(--_radius);
+      box-shadow: 0 8px 32px rgb(0 0 0 / 25%);
+      overflow: hidden;
+      z-index: 2147483000;
+    }
+    .panel[hidden] {
+      display: none;
+    }
+    :host([position='bottom-left']) .launcher,
+    :host([position='bottom-left']) .panel {
+      right: auto;
+      left: 20px;
+    }
+    .panel-head {
+      display: flex;
+      align-items: center;
+      justify-content: space-between;
+      padding: 6px 6px 6px var(--_space);
+      border-bottom: 1px solid var(--_border);
+    }
+    .panel-head h2 {
+      margin: 0;
+      font-size: 1em;
+    }
+    .panel-close {
+      display: grid;
+      place-items: center;
+      width: 36px;
+      height: 36px;
+      border: 0;
+      border-radius: 50%;
+      background: none;
+      color: inherit;
+      cursor: pointer;
+    }
+    /* A phone: the panel is the whole screen, and its own close button the way out. */
+    @media (max-width: 479px) {
+      :host([mode='launcher']) .panel {
+        inset: 0;
+        width: auto;
+        height: auto;
+        border: 0;
+        border-radius: 0;
+      }
+      :host([opened]) .launcher {
+        display: none;
+      }
+    }
     :focus-visible {
       outline: 2px solid var(--_accent);
       outline-offset: 2px;
@@ -145,9 +237,26 @@ export const chatStyles = [
       gap: 0.5em;
       align-items: center;
     }
+    /* The expand marker a flex summary loses, turning as the block opens. */
+    .tool-call-block summary::before {
+      content: '';
+      border: 0.3em solid transparent;
+      border-left: 0.45em solid var(--_muted);
+      border-right-width: 0;
+      transition: transform 0.15s;
+    }
+    .tool-call-block[open] > summary::before {
+      transform: rotate(90deg);
+    }
+    /* A tool's name is one word: never broken inside ("write_fi / le"), cut with … at worst. */
     .tool-call-block .tool-name {
       font-family: var(--_mono);
       font-weight: 600;
+      overflow-wrap: normal;
+      white-space: nowrap;
+      overflow: hidden;
+      text-overflow: ellipsis;
+      max-width: 100%;
     }
     .tool-call-block .tool-status {
       color: var(--_muted);
@@ -304,6 +413,9 @@ export const chatStyles = [
     td {
       border: 1px solid var(--_border);
       padding: 4px 8px;
+      /* Not the bubble's "anywhere": that lets a column shrink to one letter, breaking
+         every word of its header. Long words still break; the table scrolls when wide. */
+      overflow-wrap: break-word;
     }
     a {
       color: var(--_accent);
@@ -346,6 +458,8 @@ export const chatStyles = [
       flex: 1;
       resize: none;
       font: inherit;
+      /* iOS zooms into a text box under 16px when it gets the focus. */
+      font-size: max(16px, 1em);
       color: inherit;
       background: transparent;
       border: 1px solid var(--_border);
