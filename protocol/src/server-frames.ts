@@ -30,6 +30,10 @@ export const ReadyFrameSchema = v.object({
    * visitor that did not present a valid one; keep it and send it in every later `hello`.
    */
   anonymousKey: v.optional(v.string()),
+  /** The site owner's greeting, shown while the conversation is empty. */
+  welcome: v.optional(v.string()),
+  /** Prompts a visitor can send with one click while the conversation is empty. */
+  starters: v.optional(v.array(v.string())),
 });
 
 /** Older messages, answering a client's `history` frame; they go before those it has. */

@@ -106,7 +106,11 @@ export async function createAalisServer(
     approval: config.approval,
     mcpServers: config.mcpServers,
     ...extra,
-    sessions: { maxToolArgumentChars: config.maxToolArgumentChars, ...extra.sessions },
+    sessions: {
+      maxToolArgumentChars: config.maxToolArgumentChars,
+      greeting: config.greeting,
+      ...extra.sessions,
+    },
   });
   app.addHook('onClose', async () => {
     await provider.close();

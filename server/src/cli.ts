@@ -27,7 +27,7 @@ Configured by environment variables:
 ${ENVIRONMENT.map(([name, fallback, meaning]) => `  ${name.padEnd(22)} ${meaning}${fallback ? ` (default: ${fallback})` : ''}`).join('\n')}
   AALIS_CONFIG           the configuration file, when --config names none
 
-The file also sets what only it can: systemPrompt, builtinTools, mcpServers, approval
+The file also sets what only it can: systemPrompt, welcome, starters, builtinTools, mcpServers, approval
 (see the server's README, "Configuration file").
 
 Serves GET /ws (the protocol), GET /healthz, GET /healthz/details (loopback or

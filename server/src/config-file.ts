@@ -59,6 +59,10 @@ export interface ConfigFileSettings {
   logLevel?: string;
   maxToolArgumentChars?: number;
   systemPrompt?: string | { file: string };
+  /** Shown to a visitor while the conversation is empty (the widget's `welcome` attribute overrides it). */
+  welcome?: string;
+  /** Prompts a visitor sends with one click while the conversation is empty. */
+  starters?: string[];
   builtinTools?: string[];
   mcpServers?: McpServersConfig;
   approval?: Record<string, ApprovalPolicy>;

@@ -4,6 +4,7 @@
  * Every mistake is one line naming the variable or the file's path; `aalis-server --help`
  * prints the variables' table.
  */
+import type { Greeting } from './sessions/session-hub.js';
 import { resolve } from 'node:path';
 import { readConfigFile, type ApprovalPolicy, type ConfigFile } from './config-file.js';
 import { isSet, overriddenByEnvironment, withFileProvider } from './config-file-environment.js';
@@ -79,6 +80,8 @@ export interface ServerConfig {
   maxToolArgumentChars: number;
   /** The configuration file's system prompt (its text, read from its file when it names one). */
   systemPrompt?: string;
+  /** The configuration file's greeting: `welcome` and `starters`, sent to every tab in `ready`. */
+  greeting: Greeting;
   /**
    * The built-in tools offered, by name: the file's `builtinTools`, else all of them with
    * the demo model and none with a real provider (their data is made up).
@@ -283,6 +286,10 @@ export function loadConfig(env: Env, file?: ConfigFile): ServerConfig {
     logLevel,
     maxToolArgumentChars,
     ...(file?.systemPrompt ? { systemPrompt: file.systemPrompt } : {}),
+    greeting: {
+      ...(settings.welcome ? { welcome: settings.welcome } : {}),
+      ...(settings.starters?.length ? { starters: settings.starters } : {}),
+    },
     builtinTools: settings.builtinTools ?? (provider === 'demo' ? allTools : []),
     mcpServers: settings.mcpServers ?? {},
     approval: settings.approval ?? {},

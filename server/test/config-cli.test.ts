@@ -262,6 +262,8 @@ describe('serving with a configuration file', slow, () => {
       dataDir: ':memory:',
       logLevel: 'warn',
       systemPrompt: { file: 'shop-prompt.md' },
+      welcome: 'Welcome to **the shop**.',
+      starters: ['Where is my order?', 'Opening hours?'],
     });
     const cli = await startCli(
       { AALIS_CONFIG: path, AALIS_TEST_KEY: 'sk-from-variable', PORT: '0', AALIS_MODEL: 'gpt-from-env' },
@@ -271,7 +273,11 @@ describe('serving with a configuration file', slow, () => {
       expect(cli.output()).toContain(`(provider openai, model gpt-from-env, history in memory`);
       expect(cli.output()).toContain(`configured by ${path}; answers to`);
       const client = await TestClient.open(`${cli.base.replace('http', 'ws')}/ws`);
-      await client.hello();
+      // The file's greeting reaches every tab, in ready.
+      expect(await client.hello()).toMatchObject({
+        welcome: 'Welcome to **the shop**.',
+        starters: ['Where is my order?', 'Opening hours?'],
+      });
       client.send({ type: 'send', text: 'hello' });
       expect((await client.turnEnd()).message.status).toBe('complete');
       client.socket.close();

@@ -52,6 +52,8 @@ const complete = {
   logLevel: 'info',
   maxToolArgumentChars: 256_000,
   systemPrompt: { file: 'prompt.md' },
+  welcome: 'Hello! Ask about your order.',
+  starters: ['Where is my order?'],
   builtinTools: ['get_time', 'calculator'],
   mcpServers: {
     files: {
@@ -94,6 +96,8 @@ describe('the published schema', () => {
     [{ builtinTools: ['nope'] }, 'enum'],
     [{ port: 65_536 }, 'maximum'],
     [{ systemPrompt: { path: 'x' } }, 'required'],
+    [{ starters: Array.from({ length: 9 }, (_, i) => `prompt ${i}`) }, 'maxItems'],
+    [{ starters: [''] }, 'minLength'],
   ])('refuses %j (%s)', (config, keyword) => {
     const { validate } = plainValidator();
     expect(validate(config)).toBe(false);

@@ -37,6 +37,7 @@ import { fitToText, isSendKey, renderComposer } from './render/composer.js';
 import { plainText, renderAssistantMessage, renderTurn, renderUserMessage } from './render/messages.js';
 import type { PartContext } from './render/parts.js';
 import { keepTabInside } from './render/focus-trap.js';
+import { parseStarters, renderGreeting, templateStarters, type Starter } from './render/greeting.js';
 import { renderLauncher } from './render/launcher.js';
 import { ReasoningClock } from './render/reasoning-clock.js';
 import { renderStatusLine } from './render/status-line.js';
@@ -57,6 +58,8 @@ import { chatStyles } from './styles/chat.styles.js';
  * @event aalis-open - Launcher mode: the panel opened.
  * @event aalis-close - Launcher mode: the panel closed.
  *
+ * @csspart welcome - The owner's welcome, shown while the conversation is empty.
+ * @csspart starter - A starter prompt's button, shown while the conversation is empty.
  * @csspart launcher - Launcher mode: the round button that opens and closes the panel.
  * @csspart unread-dot - Launcher mode: the dot on the button after an answer ended while the panel was closed.
  * @csspart panel - Launcher mode: the panel the chat opens in (`role="dialog"`); the whole screen below 480 px wide.
@@ -132,6 +135,14 @@ export class AalisChat extends LitElement {
   @property({ attribute: 'session-key' }) sessionKey = 'aalis-chat-session';
   /** The text box's placeholder, over the locale's ("Ask anything…"). */
   @property() placeholder = '';
+  /** Shown while the conversation is empty (markdown), over the server's `welcome`. */
+  @property() welcome = '';
+  /**
+   * Starter prompts shown as buttons while the conversation is empty, over the server's: a
+   * JSON array of texts, or of `{ "label", "text" }`. `<template>` children are another
+   * way: each one's text is sent, its `data-label` shown.
+   */
+  @property({ converter: { fromAttribute: parseStarters } }) starters: Starter[] | undefined = undefined;
   /** The chat's title, over the locale's ("Chat"): the launcher panel's heading and name. */
   @property({ attribute: 'chat-title' }) chatTitle = '';
   /**
@@ -154,6 +165,8 @@ export class AalisChat extends LitElement {
   @state() private notice = '';
   @state() private draft = '';
   @state() private announcement = '';
+  /** The server's greeting (`ready`), used where no attribute or template says otherwise. */
+  @state() private serverGreeting: { welcome?: string; starters?: string[] } = {};
   /** marked has loaded (lexer.ts): what showed as plain text renders as markdown. */
   @state() private markdownReady = false;
 
@@ -326,6 +339,10 @@ export class AalisChat extends LitElement {
     this.view = reduce(this.view, frame, this.#serverNow());
     switch (frame.type) {
       case 'ready':
+        this.serverGreeting = {
+          ...(frame.welcome ? { welcome: frame.welcome } : {}),
+          ...(frame.starters ? { starters: frame.starters } : {}),
+        };
         this.#unconfirmed.clear();
         this.hasMore = frame.hasMore ?? false;
         this.notice = '';
@@ -524,6 +541,7 @@ export class AalisChat extends LitElement {
               ),
             )
           }
+          ${this.#renderGreeting()}
           ${
             turn
               ? renderTurn(
@@ -562,6 +580,27 @@ export class AalisChat extends LitElement {
       )}
     `;
   }
+
+  /** Only while the conversation is empty: nothing said yet, none older, no turn. */
+  #renderGreeting(): unknown {
+    const { messages, turn } = this.view;
+    if (messages.length || turn || this.hasMore) return nothing;
+    const fromPage = this.starters ?? templateStarters(this);
+    const starters = fromPage.length
+      ? fromPage
+      : (this.serverGreeting.starters ?? []).map((text) => ({ label: text, text }));
+    return renderGreeting(
+      this.welcome || this.serverGreeting.welcome || '',
+      starters,
+      { strings: this.strings, markdown: { ...this.#markdown, copyLabel: this.strings.copy } },
+      this.#sendStarter,
+    );
+  }
+
+  /** A starter goes like a typed message; when it cannot go now, it waits in the text box. */
+  #sendStarter = (text: string) => {
+    if (!this.#send(text, true) && !this.draft.trim()) this.draft = text;
+  };
 
   #renderMessage(message: ChatMessage): TemplateResult {
     let rendered = this.#rendered.get(message);

@@ -48,6 +48,12 @@ export interface HubLogger {
   error(object: object, message: string): void;
 }
 
+/** What a site owner says to a visitor before the first message (configuration `welcome`, `starters`). */
+export interface Greeting {
+  welcome?: string;
+  starters?: string[];
+}
+
 export interface SessionHubOptions {
   agent: Agent;
   store: HistoryStore;
@@ -56,6 +62,8 @@ export interface SessionHubOptions {
   now?: () => number;
   /** Messages `ready` carries; older ones are paged with `history`. */
   historyPageSize?: number;
+  /** The owner's greeting and starter prompts, sent in every `ready` (shown while a conversation is empty). */
+  greeting?: Greeting;
   /** Stored messages the model sees as context for a new turn. */
   contextMessages?: number;
   /** Text, reasoning and tool-call arguments one turn may stream before it is stopped. */
@@ -160,6 +168,7 @@ export class SessionHub {
       maxToolArgumentChars: DEFAULT_MAX_TOOL_ARGUMENT_CHARS,
       maxPageBytes: DEFAULT_MAX_PAGE_BYTES,
       shutdownGraceMs: 5_000,
+      greeting: {},
       onTurnEnded: () => {},
       budgets: new Budgets(),
       ...options,
@@ -239,6 +248,7 @@ export class SessionHub {
         hasMore: page.hasMore,
         // A newly issued anonymous visitor key, for the client to keep.
         ...(peer.visitor?.anonymousKey ? { anonymousKey: peer.visitor.anonymousKey } : {}),
+        ...greetingFields(this.#options.greeting),
       });
       const resume = snapshot(session.view, serverTime);
       if (resume) this.#deliver(peer, resume);
@@ -927,4 +937,9 @@ function orphanedAnswer(view: ChatView, now: number): ChatMessage {
       : part,
   );
   return { id: `msg_${randomUUID()}`, role: 'assistant', parts, createdAt: now };
+}
+
+/** The greeting's fields for `ready`: only those the owner set. */
+function greetingFields({ welcome, starters }: Greeting): Greeting {
+  return { ...(welcome ? { welcome } : {}), ...(starters?.length ? { starters } : {}) };
 }

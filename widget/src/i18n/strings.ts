@@ -8,6 +8,8 @@ export interface Strings {
   /** Launcher mode: the panel's close button, and what the button adds after an unseen answer. */
   close: string;
   unread: string;
+  /** The group of starter prompts shown while the conversation is empty. */
+  starters: string;
   transcriptLabel: string;
   composerLabel: string;
   composerPlaceholder: string;
@@ -97,6 +99,7 @@ const en: Strings = {
   title: 'Chat',
   close: 'Close',
   unread: 'new answer',
+  starters: 'Suggestions',
   transcriptLabel: 'Conversation',
   composerLabel: 'Message',
   composerPlaceholder: 'Ask anything…',
@@ -180,6 +183,7 @@ const zhCN: Strings = {
   title: '聊天',
   close: '关闭',
   unread: '有新回答',
+  starters: '建议',
   transcriptLabel: '对话',
   composerLabel: '消息',
   composerPlaceholder: '问点什么…',
