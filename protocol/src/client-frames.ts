@@ -40,12 +40,25 @@ export const ToolDecisionFrameSchema = v.object({
   remember: v.optional(v.literal('session')),
 });
 
+/**
+ * A visitor's verdict on an answer of the session: thumbs up or down, with an optional
+ * comment. The latest one for an answer replaces the one before.
+ */
+export const FeedbackFrameSchema = v.object({
+  type: v.literal('feedback'),
+  messageId: v.pipe(v.string(), v.maxLength(Limits.messageId)),
+  rating: v.picklist(['up', 'down']),
+  comment: v.optional(v.pipe(v.string(), v.maxLength(Limits.feedbackComment))),
+});
+
 export type HelloFrame = v.InferOutput<typeof HelloFrameSchema>;
 export type SendFrame = v.InferOutput<typeof SendFrameSchema>;
 export type AbortFrame = v.InferOutput<typeof AbortFrameSchema>;
 export type HistoryRequestFrame = v.InferOutput<typeof HistoryRequestFrameSchema>;
 export type ToolDecisionFrame = v.InferOutput<typeof ToolDecisionFrameSchema>;
-export type ClientFrame = HelloFrame | SendFrame | AbortFrame | HistoryRequestFrame | ToolDecisionFrame;
+export type FeedbackFrame = v.InferOutput<typeof FeedbackFrameSchema>;
+export type ClientFrame =
+  HelloFrame | SendFrame | AbortFrame | HistoryRequestFrame | ToolDecisionFrame | FeedbackFrame;
 
 /** Schema of each client frame, by its `type`. */
 export const clientFrameSchemas = {
@@ -54,4 +67,5 @@ export const clientFrameSchemas = {
   abort: AbortFrameSchema,
   history: HistoryRequestFrameSchema,
   tool_decision: ToolDecisionFrameSchema,
+  feedback: FeedbackFrameSchema,
 } as const;

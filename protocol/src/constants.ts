@@ -83,4 +83,6 @@ export const Limits = {
   callId: 128,
   /** Most messages one `ready` or `history` frame carries. */
   historyPage: 100,
+  /** A visitor's comment with a thumbs up or down. */
+  feedbackComment: 2_000,
 } as const;

@@ -23,6 +23,7 @@ const named = {
   ToolCallPart: shapes.ToolCallPartSchema,
   Part: shapes.PartSchema,
   MessageError: shapes.MessageErrorSchema,
+  Feedback: shapes.FeedbackSchema,
   ChatMessage: shapes.ChatMessageSchema,
   TurnStatusEntry: shapes.TurnStatusEntrySchema,
 };

@@ -92,6 +92,17 @@ export function reduce(view: ChatView, frame: ViewFrame, now: number): ChatView 
     }
     case 'history':
       return { ...view, messages: prependOlder(view.messages, frame.messages) };
+    case 'feedback': {
+      // The answer it is about, wherever it is in the history shown; one not shown changes nothing.
+      const at = view.messages.findIndex((m) => m.id === frame.messageId);
+      if (at < 0) return view;
+      const feedback =
+        frame.comment === undefined
+          ? { rating: frame.rating }
+          : { rating: frame.rating, comment: frame.comment };
+      const messages = view.messages.map((m, i) => (i === at ? { ...m, feedback } : m));
+      return { ...view, messages };
+    }
     case 'error':
       // Only errors addressed to the session concern its turn; the turn itself ends
       // with the `message` that follows.

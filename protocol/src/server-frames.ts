@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import {
   ChatMessageSchema,
+  FeedbackSchema,
   CountSchema,
   PartSchema,
   StreamChunkMessageSchema,
@@ -158,6 +159,17 @@ export const ErrorFrameSchema = v.object({
   limit: v.optional(v.string()),
 });
 
+/**
+ * A visitor's verdict on an answer, as stored: every connection of the session gets it,
+ * and the answer's `feedback` becomes it (also in the history after).
+ */
+export const FeedbackStoredFrameSchema = v.object({
+  type: v.literal('feedback'),
+  sessionId: v.string(),
+  messageId: v.string(),
+  ...FeedbackSchema.entries,
+});
+
 export type ReadyFrame = v.InferOutput<typeof ReadyFrameSchema>;
 export type UserMessageFrame = v.InferOutput<typeof UserMessageFrameSchema>;
 export type StreamFrame = v.InferOutput<typeof StreamFrameSchema>;
@@ -168,6 +180,7 @@ export type ErrorFrame = v.InferOutput<typeof ErrorFrameSchema>;
 export type HistoryFrame = v.InferOutput<typeof HistoryFrameSchema>;
 export type TurnStatusFrame = v.InferOutput<typeof TurnStatusFrameSchema>;
 export type ToolApprovalRequestFrame = v.InferOutput<typeof ToolApprovalRequestFrameSchema>;
+export type FeedbackStoredFrame = v.InferOutput<typeof FeedbackStoredFrameSchema>;
 export type ServerFrame =
   | ReadyFrame
   | UserMessageFrame
@@ -178,7 +191,8 @@ export type ServerFrame =
   | ErrorFrame
   | HistoryFrame
   | TurnStatusFrame
-  | ToolApprovalRequestFrame;
+  | ToolApprovalRequestFrame
+  | FeedbackStoredFrame;
 
 /** Schema of each server frame, by its `type`. */
 export const serverFrameSchemas = {
@@ -192,4 +206,5 @@ export const serverFrameSchemas = {
   history: HistoryFrameSchema,
   turn_status: TurnStatusFrameSchema,
   tool_approval_request: ToolApprovalRequestFrameSchema,
+  feedback: FeedbackStoredFrameSchema,
 } as const;

@@ -179,6 +179,13 @@ export const MessageErrorSchema = v.object({
 });
 export type MessageError = v.InferOutput<typeof MessageErrorSchema>;
 
+/** A visitor's verdict on an answer (the `feedback` frames). */
+export const FeedbackSchema = v.object({
+  rating: v.picklist(['up', 'down']),
+  comment: v.optional(v.string()),
+});
+export type Feedback = v.InferOutput<typeof FeedbackSchema>;
+
 export const ChatMessageSchema = v.object({
   id: v.string(),
   role: v.picklist(['user', 'assistant']),
@@ -189,6 +196,8 @@ export const ChatMessageSchema = v.object({
   /** Assistant messages with status `error` (or stopped by the server): why. */
   error: v.optional(MessageErrorSchema),
   usage: v.optional(UsageSchema),
+  /** Assistant messages: the visitor's latest verdict on it. */
+  feedback: v.optional(FeedbackSchema),
 });
 export type ChatMessage = v.InferOutput<typeof ChatMessageSchema>;
 

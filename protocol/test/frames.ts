@@ -2,6 +2,7 @@
 import type {
   ChatMessage,
   ErrorFrame,
+  FeedbackStoredFrame,
   MessageFrame,
   ReadyFrame,
   StreamFrame,
@@ -180,4 +181,16 @@ export const usage = (promptTokens: number, completionTokens: number): Usage => 
   promptTokens,
   completionTokens,
   totalTokens: promptTokens + completionTokens,
+});
+
+export const feedback = (
+  messageId: string,
+  rating: 'up' | 'down',
+  comment?: string,
+): FeedbackStoredFrame => ({
+  type: 'feedback',
+  sessionId: SESSION,
+  messageId,
+  rating,
+  ...(comment === undefined ? {} : { comment }),
 });

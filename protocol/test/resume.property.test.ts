@@ -12,6 +12,7 @@ import {
   assistantMessage,
   done,
   error,
+  feedback,
   interruptedMessage,
   progress,
   ready,
@@ -118,6 +119,23 @@ const frameArb: fc.Arbitrary<ViewFrame> = fc.oneof(
         },
       ]),
     ),
+  },
+  {
+    // Answers with known ids, and visitors' verdicts on them (or on one not shown).
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom('a1', 'a2'), delta)
+      .map(([id, t]) => assistantMessage(id, [{ type: 'text', text: t }])),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(
+        fc.constantFrom('a1', 'a2', 'u0', 'gone'),
+        fc.constantFrom('up' as const, 'down' as const),
+        fc.option(delta, { nil: undefined }),
+      )
+      .map(([messageId, rating, comment]) => feedback(messageId, rating, comment)),
   },
   {
     weight: 2,

@@ -260,6 +260,24 @@ describe('three instances behind nginx, on Redis and PostgreSQL', () => {
     expect(endB.message).toEqual(endA.message);
   }, 30_000);
 
+  test("a visitor's feedback on one instance reaches the tab on another", async () => {
+    replies.push({ body: textAnswer('Noon.') });
+    const [a, b] = await Promise.all([connect(instances[0]!.url), connect(instances[1]!.url)]);
+    const { sessionId } = await a!.hello();
+    await b!.hello(sessionId);
+    a!.send({ type: 'send', text: 'time?' });
+    const { message } = await a!.turnEnd();
+    await b!.turnEnd();
+    a!.send({ type: 'feedback', messageId: message.id, rating: 'up', comment: 'thanks' });
+    expect(await b!.next((f) => f.type === 'feedback')).toEqual({
+      type: 'feedback',
+      sessionId,
+      messageId: message.id,
+      rating: 'up',
+      comment: 'thanks',
+    });
+  }, 30_000);
+
   test('kill -9 of the owner mid-turn: another instance ends the turn once, as interrupted; the next send works', async () => {
     replies.push(...slowToolCall(60));
     const [a, b] = await Promise.all([connect(instances[0]!.url), connect(instances[1]!.url)]);

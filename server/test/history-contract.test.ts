@@ -188,6 +188,31 @@ describe.each(backends.map((backend) => [backend.name, backend] as const))(
       });
     });
 
+    describe('feedback', () => {
+      test('is kept with an answer of the session, replaced by the next, and nowhere else', async () => {
+        const store = await fresh();
+        await store.beginTurn('s', text('u0'), 10);
+        await store.endTurn('s', answer('a0'), 'u0');
+        await store.beginTurn('t', text('v0'), 20);
+        await store.endTurn('t', answer('b0'), 'v0');
+        expect(await store.setFeedback('s', 'a0', { rating: 'up' })).toBe(true);
+        expect(
+          await store.setFeedback('s', 'a0', { rating: 'down', comment: 'wrong "order" \\ date ✅' }),
+        ).toBe(true);
+        // Not a question, not another session's answer, not an answer that does not exist.
+        expect(await store.setFeedback('s', 'u0', { rating: 'up' })).toBe(false);
+        expect(await store.setFeedback('s', 'b0', { rating: 'up' })).toBe(false);
+        expect(await store.setFeedback('s', 'nope', { rating: 'up' })).toBe(false);
+        const [question, rated] = (await store.page('s', { limit: 10 })).messages;
+        expect(question).toEqual(text('u0'));
+        expect(rated).toEqual({
+          ...answer('a0'),
+          feedback: { rating: 'down', comment: 'wrong "order" \\ date ✅' },
+        });
+        expect((await store.page('t', { limit: 10 })).messages[1]).toEqual(answer('b0'));
+      });
+    });
+
     describe('ending a turn', () => {
       test('without a turn id ends whichever turn runs; with none running it stores nothing', async () => {
         const store = await fresh();

@@ -44,8 +44,9 @@ export function sessionOfFramesKey(prefix: string, key: string): string {
  */
 export const runningTurnsKey = (prefix: string) => `${prefix}running`;
 
-/** Pub/sub channels, one for all sessions: stops and decisions are rare. */
+/** Pub/sub channels, one for all sessions: stops, decisions and frames outside turns are rare. */
 export const channels = (prefix: string) => ({
   abort: `${prefix}abort`,
   decision: `${prefix}decision`,
+  shared: `${prefix}shared`,
 });

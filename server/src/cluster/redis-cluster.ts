@@ -6,6 +6,7 @@
  * watch that notices when a turn's owner died (its lease gone twice in a row).
  */
 import { randomBytes } from 'node:crypto';
+import type { ServerFrame } from '@aalis/protocol';
 import type { Logger } from '../log-error.js';
 import type {
   ApprovalDecision,
@@ -70,10 +71,12 @@ export class RedisSessionCluster implements SessionCluster {
     });
     this.#watch = setInterval(() => void this.#watchOwners(), Math.max(100, Math.floor(leaseMs / 2)));
     this.#watch.unref();
-    const { abort, decision } = channels(this.#prefix);
-    redis.subscriber.on('message', (channel: string, text: string) => this.#request(channel, text));
+    const { abort, decision, shared } = channels(this.#prefix);
+    redis.subscriber.on('message', (channel: string, text: string) =>
+      channel === shared ? this.#shared(text) : this.#request(channel, text),
+    );
     void redis.subscriber
-      .subscribe(abort, decision)
+      .subscribe(abort, decision, shared)
       .catch((error: unknown) =>
         logger.error(
           { err: (error as Error).message },
@@ -222,6 +225,31 @@ export class RedisSessionCluster implements SessionCluster {
     clearInterval(this.#watch);
     await this.#follower.close();
     await this.redis.close();
+  }
+
+  share(sessionId: string, frameJson: string): void {
+    const message = JSON.stringify({ from: this.instanceId, sessionId, text: frameJson });
+    this.redis.command
+      .publish(channels(this.#prefix).shared, message)
+      .catch((error: unknown) =>
+        this.logger.warn(
+          { err: (error as Error).message, sessionId },
+          'sharing a frame with the other instances failed',
+        ),
+      );
+  }
+
+  /** A frame another instance shared: for this one's tabs on the session, if it has any. */
+  #shared(message: string): void {
+    let shared: { from?: string; sessionId?: string; text?: string };
+    try {
+      shared = JSON.parse(message) as typeof shared;
+      if (shared.from === this.instanceId || !shared.sessionId || !shared.text) return;
+      const handlers = this.#following.get(shared.sessionId)?.handlers;
+      handlers?.frames([{ frame: JSON.parse(shared.text) as ServerFrame, text: shared.text }]);
+    } catch {
+      // Not one of ours: nothing to deliver.
+    }
   }
 
   /** A stop or a decision broadcast by another instance: for the owner of the turn, if that is this one. */

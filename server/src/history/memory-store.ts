@@ -4,7 +4,7 @@
  * step no other call can interleave with, as a database transaction would be.
  */
 import { randomUUID } from 'node:crypto';
-import type { ChatMessage } from '@aalis/protocol';
+import type { ChatMessage, Feedback } from '@aalis/protocol';
 import {
   interruptedTurnMessage,
   type HistoryPage,
@@ -71,6 +71,14 @@ export class MemoryHistoryStore implements HistoryStore {
   async grantedTools(sessionId: string): Promise<string[]> {
     // Sorted, as the databases return them.
     return [...(this.#sessions.get(sessionId)?.grants ?? [])].sort();
+  }
+
+  async setFeedback(sessionId: string, messageId: string, feedback: Feedback): Promise<boolean> {
+    const messages = this.#sessions.get(sessionId)?.messages ?? [];
+    const at = messages.findIndex((m) => m.id === messageId && m.role === 'assistant');
+    if (at < 0) return false;
+    messages[at] = { ...messages[at]!, feedback };
+    return true;
   }
 
   async grantTool(sessionId: string, toolName: string): Promise<void> {

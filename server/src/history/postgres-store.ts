@@ -6,7 +6,7 @@
  * turn exactly one stores an answer.
  */
 import { randomUUID } from 'node:crypto';
-import type { ChatMessage } from '@aalis/protocol';
+import type { ChatMessage, Feedback } from '@aalis/protocol';
 import pg from 'pg';
 import { applyMigrations } from './postgres-migrations.js';
 import {
@@ -199,6 +199,16 @@ export class PostgresHistoryStore implements HistoryStore {
       'INSERT INTO tool_grants (session_id, tool) VALUES ($1, $2) ON CONFLICT DO NOTHING',
       [sessionId, toolName],
     );
+  }
+
+  async setFeedback(sessionId: string, messageId: string, feedback: Feedback): Promise<boolean> {
+    // In the stored body, in one statement: only an answer of that session.
+    const { rowCount } = await this.#pool.query(
+      `UPDATE messages SET body = jsonb_set(body::jsonb, '{feedback}', $3::jsonb)::text
+       WHERE session_id = $1 AND id = $2 AND body::jsonb ->> 'role' = 'assistant'`,
+      [sessionId, messageId, JSON.stringify(feedback)],
+    );
+    return rowCount === 1;
   }
 
   async toolStarting({ sessionId, turnId, callId, name, at }: ToolExecutionStart): Promise<boolean> {

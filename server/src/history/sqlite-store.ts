@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { ChatMessage } from '@aalis/protocol';
+import type { ChatMessage, Feedback } from '@aalis/protocol';
 import {
   interruptedTurnMessage,
   type HistoryPage,
@@ -97,6 +97,11 @@ export class SqliteHistoryStore implements HistoryStore {
       ),
       grants: db.prepare('SELECT tool FROM tool_grants WHERE session_id = ? ORDER BY tool').pluck(),
       grant: db.prepare('INSERT OR IGNORE INTO tool_grants (session_id, tool) VALUES (?, ?)'),
+      // In the stored body, in one statement: only an answer of that session.
+      setFeedback: db.prepare(
+        `UPDATE messages SET body = json_set(body, '$.feedback', json(?))
+         WHERE session_id = ? AND id = ? AND json_extract(body, '$.role') = 'assistant'`,
+      ),
       toolStarting: db.prepare(
         // Only while the turn is the one marked running: a turn another instance ended
         // (fencing) runs no more tools.
@@ -192,6 +197,10 @@ export class SqliteHistoryStore implements HistoryStore {
 
   async grantTool(sessionId: string, toolName: string): Promise<void> {
     this.#statements.grant.run(sessionId, toolName);
+  }
+
+  async setFeedback(sessionId: string, messageId: string, feedback: Feedback): Promise<boolean> {
+    return this.#statements.setFeedback.run(JSON.stringify(feedback), sessionId, messageId).changes === 1;
   }
 
   async toolStarting(execution: ToolExecutionStart): Promise<boolean> {

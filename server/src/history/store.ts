@@ -8,7 +8,7 @@
  * on: the mark is never overwritten, and the history never holds a question nobody
  * answered.
  */
-import { ErrorCode, type ChatMessage } from '@aalis/protocol';
+import { ErrorCode, type ChatMessage, type Feedback } from '@aalis/protocol';
 
 export interface HistoryPage {
   /** Oldest first. */
@@ -49,6 +49,11 @@ export interface HistoryStore {
   grantedTools(sessionId: string): Promise<string[]>;
   /** Keeps a grant; the session exists (a turn asked for it). */
   grantTool(sessionId: string, toolName: string): Promise<void>;
+  /**
+   * Keeps a visitor's verdict with the answer `messageId` of the session, replacing the
+   * one before; false, keeping nothing, when the session has no such answer.
+   */
+  setFeedback(sessionId: string, messageId: string, feedback: Feedback): Promise<boolean>;
   /**
    * Records that a tool call is about to run, before it runs. False when the call was
    * recorded before (it ran, or may have run, already), or when its turn is no longer

@@ -50,6 +50,7 @@ export class ServerMetrics {
   readonly #toolDuration: Histogram<'tool' | 'outcome'>;
   readonly #upstreamErrors: Counter<'code'>;
   readonly #refusals: Counter<'code'>;
+  readonly #feedback: Counter;
   readonly #collapsed: Counter;
 
   constructor(options: ServerMetricsOptions) {
@@ -116,6 +117,12 @@ export class ServerMetrics {
       labelNames: ['code'],
       registers,
     });
+    this.#feedback = new Counter({
+      name: 'aalis_feedback_total',
+      help: "Visitors' verdicts on answers, by rating (up, down).",
+      labelNames: ['rating'],
+      registers,
+    });
     this.#collapsed = new Counter({
       name: 'aalis_progress_frames_collapsed_total',
       help: 'Progress frames replaced by a newer one while queued for a slow socket.',
@@ -159,6 +166,11 @@ export class ServerMetrics {
       this.#tokens.inc({ provider, model, kind: 'prompt' }, summary.usage.promptTokens);
       this.#tokens.inc({ provider, model, kind: 'completion' }, summary.usage.completionTokens);
     }
+  };
+
+  /** The session hub's `onFeedback`: a visitor rated an answer. */
+  feedbackGiven = (rating: 'up' | 'down'): void => {
+    this.#feedback.inc({ rating });
   };
 
   /** An error logged under an id (the `onError` path): a provider's failure is an upstream error. */

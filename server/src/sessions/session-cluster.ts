@@ -62,6 +62,12 @@ export interface SessionCluster {
    * (the history's running marks without a lease).
    */
   readonly sweepEveryMs: number;
+  /**
+   * A frame of the session outside any turn (a visitor's feedback), for the tabs other
+   * instances hold: delivered once to each, as they follow the session. Best effort: a tab
+   * that misses it has it in the history at its next reload.
+   */
+  share(sessionId: string, frameJson: string): void;
   close(): Promise<void>;
 }
 

@@ -13,6 +13,8 @@ import {
   snapshot,
   type ChatMessage,
   type ChatView,
+  type Feedback,
+  type FeedbackFrame,
   type ServerFrame,
   type StreamChunkMessage,
   type Usage,
@@ -82,6 +84,8 @@ export interface SessionHubOptions {
    * observability/metrics.ts). A listener that throws is logged; the turn is not affected.
    */
   onTurnEnded?: (summary: TurnSummary) => void;
+  /** Hears every verdict a visitor gave an answer (the metrics count them). */
+  onFeedback?: (rating: Feedback['rating']) => void;
   /** What visitors and the server may spend (budgets/budgets.ts); none by default. */
   budgets?: Budgets;
   /**
@@ -170,6 +174,7 @@ export class SessionHub {
       shutdownGraceMs: 5_000,
       greeting: {},
       onTurnEnded: () => {},
+      onFeedback: () => {},
       budgets: new Budgets(),
       ...options,
     };
@@ -419,6 +424,35 @@ export class SessionHub {
           this.#logError(error, 'passing a decision to the instance running the turn failed'),
         );
     }
+  }
+
+  /**
+   * A visitor's verdict on an answer of the session: kept with it, counted, and told to
+   * every tab of the session, on every instance. An answer the session does not have is a
+   * `bad_frame`; a store that fails says so, and keeps nothing.
+   */
+  async feedback(peer: Peer, sessionId: string, frame: FeedbackFrame): Promise<void> {
+    const comment = frame.comment?.trim();
+    const feedback: Feedback = comment ? { rating: frame.rating, comment } : { rating: frame.rating };
+    const refuse = (code: string, message: string, errorId?: string) =>
+      this.#deliver(peer, { type: 'error', code, message, ...(errorId === undefined ? {} : { errorId }) });
+    let kept: boolean;
+    try {
+      kept = await this.#options.store.setFeedback(sessionId, frame.messageId, feedback);
+    } catch (error) {
+      return refuse(
+        ErrorCode.Storage,
+        'your feedback could not be saved',
+        this.#logError(error, 'storing feedback failed'),
+      );
+    }
+    if (!kept) return refuse(ErrorCode.BadFrame, 'feedback: this conversation has no such answer');
+    this.#options.onFeedback(feedback.rating);
+    const told: ServerFrame = { type: 'feedback', sessionId, messageId: frame.messageId, ...feedback };
+    const text = JSON.stringify(told);
+    const session = this.#sessions.get(sessionId);
+    if (session) this.#take(session, told, text);
+    this.#cluster?.share(sessionId, text);
   }
 
   /** Older history for one peer. */

@@ -144,6 +144,10 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
       metrics.turnEnded(summary);
       options.sessions?.onTurnEnded?.(summary);
     },
+    onFeedback: (rating) => {
+      metrics.feedbackGiven(rating);
+      options.sessions?.onFeedback?.(rating);
+    },
   });
   metrics.observeAgent(agent);
   metrics.observeHub(hub);

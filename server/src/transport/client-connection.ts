@@ -219,6 +219,8 @@ export class ClientConnection implements Peer {
         return this.hub.history(this, this.#sessionId!, frame.before, frame.limit ?? Limits.historyPage);
       case 'tool_decision':
         return this.hub.decide(this.#sessionId!, frame.callId, frame.decision, frame.remember);
+      case 'feedback':
+        return this.hub.feedback(this, this.#sessionId!, frame);
     }
   }
 
