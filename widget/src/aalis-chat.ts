@@ -23,6 +23,7 @@ import { StickToBottom } from './controllers/stick-to-bottom.js';
 import { shownStatus, turnStatusText } from './elements/turn-status.js';
 import {
   AalisErrorEvent,
+  AalisFeedbackEvent,
   AalisMessageEvent,
   AalisPanelEvent,
   AalisSendEvent,
@@ -37,6 +38,7 @@ import { fitToText, isSendKey, renderComposer } from './render/composer.js';
 import { plainText, renderAssistantMessage, renderTurn, renderUserMessage } from './render/messages.js';
 import type { PartContext } from './render/parts.js';
 import { keepTabInside } from './render/focus-trap.js';
+import { renderMessageActions, type ActionHandlers } from './render/message-actions.js';
 import { parseStarters, renderGreeting, templateStarters, type Starter } from './render/greeting.js';
 import { renderLauncher } from './render/launcher.js';
 import { ReasoningClock } from './render/reasoning-clock.js';
@@ -55,9 +57,15 @@ import { chatStyles } from './styles/chat.styles.js';
  * @event aalis-error - An error from the server, or the connection refused for good. `detail: { code, message, errorId? }`.
  * @event aalis-connection-change - `detail: { state, retryInMs? }`; state is connecting, connected, reconnecting or offline.
  * @event aalis-tool-approval - A tool call waits for the user's approval (once per request, also when restored after a reload). `detail: { callId, name, arguments, policy }`; answer with `decide()` or the card's buttons.
+ * @event aalis-feedback - The visitor rated an answer. `detail: { messageId, rating, comment? }`.
  * @event aalis-open - Launcher mode: the panel opened.
  * @event aalis-close - Launcher mode: the panel closed.
  *
+ * @csspart message-actions - The row under a finished answer: copy, thumbs up and down.
+ * @csspart action-copy - Copies the answer's markdown.
+ * @csspart action-up - Thumbs up; `aria-pressed` when that is the answer's stored verdict.
+ * @csspart action-down - Thumbs down; `aria-pressed` likewise.
+ * @csspart feedback-form - The optional comment a thumb opens.
  * @csspart welcome - The owner's welcome, shown while the conversation is empty.
  * @csspart starter - A starter prompt's button, shown while the conversation is empty.
  * @csspart launcher - Launcher mode: the round button that opens and closes the panel.
@@ -167,6 +175,9 @@ export class AalisChat extends LitElement {
   @state() private announcement = '';
   /** The server's greeting (`ready`), used where no attribute or template says otherwise. */
   @state() private serverGreeting: { welcome?: string; starters?: string[] } = {};
+  /** The answer whose comment form is open, and the one whose copy button says "Copied". */
+  @state() private commenting: string | undefined = undefined;
+  @state() private copied: string | undefined = undefined;
   /** marked has loaded (lexer.ts): what showed as plain text renders as markdown. */
   @state() private markdownReady = false;
 
@@ -190,6 +201,8 @@ export class AalisChat extends LitElement {
   readonly #seenApprovals = new Set<string>();
   /** Calls decided here whose outcome has not arrived: their buttons stay disabled. */
   readonly #decided = new Set<string>();
+  /** The thumb last pressed here, by answer: its comment goes with it, before the server's echo. */
+  readonly #ratings = new Map<string, 'up' | 'down'>();
   /** Re-renders the approval cards when their minutes left change. */
   #expiryTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -229,6 +242,29 @@ export class AalisChat extends LitElement {
     this.notice = '';
     this.errors = [];
     this.dispatchEvent(new AalisSendEvent(trimmed));
+    return true;
+  }
+
+  /**
+   * Rates an answer of the conversation, as its thumbs do: `up` or `down`, with an
+   * optional comment; the latest one counts. False when it cannot be sent now (not
+   * connected, or no such answer shown).
+   */
+  feedback(messageId: string, rating: 'up' | 'down', comment?: string): boolean {
+    const answer = this.view.messages.find((m) => m.id === messageId && m.role === 'assistant');
+    const text = comment?.trim().slice(0, Limits.feedbackComment);
+    if (!answer) return false;
+    const sent = this.#connection.send({
+      type: 'feedback',
+      messageId,
+      rating,
+      ...(text ? { comment: text } : {}),
+    });
+    if (!sent) {
+      this.notice = this.strings.notSent;
+      return false;
+    }
+    this.dispatchEvent(new AalisFeedbackEvent(messageId, rating, text || undefined));
     return true;
   }
 
@@ -533,7 +569,7 @@ export class AalisChat extends LitElement {
           }
           ${
             // The history changes only when a turn ends: not re-diffed on every frame.
-            guard([this.view.messages, this.locale, this.markdownReady], () =>
+            guard([this.view.messages, this.locale, this.markdownReady, this.commenting, this.copied], () =>
               repeat(
                 this.view.messages,
                 (m) => m.id,
@@ -602,7 +638,7 @@ export class AalisChat extends LitElement {
     if (!this.#send(text, true) && !this.draft.trim()) this.draft = text;
   };
 
-  #renderMessage(message: ChatMessage): TemplateResult {
+  #renderMessage(message: ChatMessage): unknown {
     let rendered = this.#rendered.get(message);
     if (!rendered) {
       rendered =
@@ -611,8 +647,39 @@ export class AalisChat extends LitElement {
           : renderAssistantMessage(message, this.#context(false, this.#reasoning.of(message.id)));
       this.#rendered.set(message, rendered);
     }
-    return rendered;
+    if (message.role !== 'assistant') return rendered;
+    // The actions change without the answer (a form opened, "Copied"): rendered apart.
+    const state = { strings: this.strings, commenting: this.commenting, copied: this.copied };
+    return [rendered, renderMessageActions(message, state, this.#actions)];
   }
+
+  #actions: ActionHandlers = {
+    copy: (message) => {
+      void navigator.clipboard?.writeText(plainText(message)).then(() => {
+        this.copied = message.id;
+        setTimeout(() => {
+          if (this.copied === message.id) this.copied = undefined;
+        }, 1500);
+      });
+    },
+    rate: (message, rating) => {
+      if (!this.feedback(message.id, rating)) return;
+      this.#ratings.set(message.id, rating);
+      this.commenting = message.id;
+      void this.updateComplete.then(() =>
+        this.renderRoot.querySelector<HTMLInputElement>('.feedback-form input')?.focus(),
+      );
+    },
+    comment: (message, text) => {
+      const rating = this.#ratings.get(message.id) ?? message.feedback?.rating;
+      if (text.trim() && rating && !this.feedback(message.id, rating, text)) return;
+      this.commenting = undefined;
+      this.announcement = this.strings.feedbackThanks;
+    },
+    closeComment: () => {
+      this.commenting = undefined;
+    },
+  };
 
   #composer = {
     input: (event: Event) => {

@@ -53,6 +53,20 @@ export class AalisToolApprovalEvent extends CustomEvent<
   }
 }
 
+/** The visitor rated an answer (a thumb, or its comment). */
+export class AalisFeedbackEvent extends CustomEvent<{
+  messageId: string;
+  rating: 'up' | 'down';
+  comment?: string;
+}> {
+  constructor(messageId: string, rating: 'up' | 'down', comment?: string) {
+    super('aalis-feedback', {
+      ...init,
+      detail: comment === undefined ? { messageId, rating } : { messageId, rating, comment },
+    });
+  }
+}
+
 /** Launcher mode: the panel opened (`open`), or closed (`close`). */
 export class AalisPanelEvent extends CustomEvent<null> {
   constructor(type: 'aalis-open' | 'aalis-close') {
@@ -67,6 +81,7 @@ declare global {
     'aalis-error': AalisErrorEvent;
     'aalis-connection-change': AalisConnectionChangeEvent;
     'aalis-tool-approval': AalisToolApprovalEvent;
+    'aalis-feedback': AalisFeedbackEvent;
     'aalis-open': AalisPanelEvent;
     'aalis-close': AalisPanelEvent;
   }

@@ -10,6 +10,12 @@ export interface Strings {
   unread: string;
   /** The group of starter prompts shown while the conversation is empty. */
   starters: string;
+  /** The actions under an answer, and the optional comment after a thumb. */
+  copyAnswer: string;
+  goodAnswer: string;
+  badAnswer: string;
+  feedbackComment: string;
+  feedbackThanks: string;
   transcriptLabel: string;
   composerLabel: string;
   composerPlaceholder: string;
@@ -100,6 +106,11 @@ const en: Strings = {
   close: 'Close',
   unread: 'new answer',
   starters: 'Suggestions',
+  copyAnswer: 'Copy answer',
+  goodAnswer: 'Good answer',
+  badAnswer: 'Bad answer',
+  feedbackComment: 'Tell us more (optional)',
+  feedbackThanks: 'Thanks for your feedback.',
   transcriptLabel: 'Conversation',
   composerLabel: 'Message',
   composerPlaceholder: 'Ask anything…',
@@ -184,6 +195,11 @@ const zhCN: Strings = {
   close: '关闭',
   unread: '有新回答',
   starters: '建议',
+  copyAnswer: '复制回答',
+  goodAnswer: '好回答',
+  badAnswer: '不好的回答',
+  feedbackComment: '补充说明（可选）',
+  feedbackThanks: '感谢您的反馈。',
   transcriptLabel: '对话',
   composerLabel: '消息',
   composerPlaceholder: '问点什么…',

@@ -248,6 +248,55 @@ export const chatStyles = [
     .starter:hover {
       border-color: var(--_accent);
     }
+    .actions {
+      align-self: flex-start;
+      display: flex;
+      gap: 2px;
+      margin-top: calc(var(--_space) * -0.5);
+    }
+    .action {
+      display: inline-flex;
+      align-items: center;
+      gap: 4px;
+      padding: 4px 6px;
+      border: 0;
+      border-radius: 6px;
+      background: none;
+      color: var(--_muted);
+      font: inherit;
+      font-size: 0.85em;
+      cursor: pointer;
+    }
+    .action:hover,
+    .action[aria-pressed='true'] {
+      color: var(--_accent);
+    }
+    .feedback-form {
+      align-self: flex-start;
+      display: flex;
+      gap: 6px;
+      width: min(100%, 28em);
+    }
+    .feedback-form input {
+      flex: 1;
+      min-width: 0;
+      font: inherit;
+      font-size: max(16px, 1em);
+      color: inherit;
+      background: transparent;
+      border: 1px solid var(--_border);
+      border-radius: 8px;
+      padding: 4px 8px;
+    }
+    .feedback-form button {
+      font: inherit;
+      border: 0;
+      border-radius: 8px;
+      padding: 4px 12px;
+      background: var(--_accent);
+      color: var(--_accent-fg);
+      cursor: pointer;
+    }
     .tool-call-block {
       border: 1px solid var(--_card-border);
       background: var(--_card-bg);
