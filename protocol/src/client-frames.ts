@@ -51,14 +51,46 @@ export const FeedbackFrameSchema = v.object({
   comment: v.optional(v.pipe(v.string(), v.maxLength(Limits.feedbackComment))),
 });
 
+/**
+ * A new answer to the last question, in place of the last answer (`messageId`, which must
+ * be the session's last message). The server sends the question again as a new
+ * `user_message` that `replaces` it: the earlier exchange stays, as an earlier version.
+ */
+export const RegenerateFrameSchema = v.object({
+  type: v.literal('regenerate'),
+  messageId: v.pipe(v.string(), v.maxLength(Limits.messageId)),
+  clientMessageId: v.optional(v.pipe(v.string(), v.maxLength(Limits.clientMessageId))),
+});
+
+/**
+ * The last question (`messageId`, the session's last user message) rewritten and sent
+ * again: a new `user_message` that `replaces` it, then its answer; the earlier exchange
+ * stays, as an earlier version.
+ */
+export const EditFrameSchema = v.object({
+  type: v.literal('edit'),
+  messageId: v.pipe(v.string(), v.maxLength(Limits.messageId)),
+  text: v.pipe(v.string(), v.minLength(1), v.maxLength(Limits.messageText)),
+  clientMessageId: v.optional(v.pipe(v.string(), v.maxLength(Limits.clientMessageId))),
+});
+
 export type HelloFrame = v.InferOutput<typeof HelloFrameSchema>;
 export type SendFrame = v.InferOutput<typeof SendFrameSchema>;
 export type AbortFrame = v.InferOutput<typeof AbortFrameSchema>;
 export type HistoryRequestFrame = v.InferOutput<typeof HistoryRequestFrameSchema>;
 export type ToolDecisionFrame = v.InferOutput<typeof ToolDecisionFrameSchema>;
 export type FeedbackFrame = v.InferOutput<typeof FeedbackFrameSchema>;
+export type RegenerateFrame = v.InferOutput<typeof RegenerateFrameSchema>;
+export type EditFrame = v.InferOutput<typeof EditFrameSchema>;
 export type ClientFrame =
-  HelloFrame | SendFrame | AbortFrame | HistoryRequestFrame | ToolDecisionFrame | FeedbackFrame;
+  | HelloFrame
+  | SendFrame
+  | AbortFrame
+  | HistoryRequestFrame
+  | ToolDecisionFrame
+  | FeedbackFrame
+  | RegenerateFrame
+  | EditFrame;
 
 /** Schema of each client frame, by its `type`. */
 export const clientFrameSchemas = {
@@ -68,4 +100,6 @@ export const clientFrameSchemas = {
   history: HistoryRequestFrameSchema,
   tool_decision: ToolDecisionFrameSchema,
   feedback: FeedbackFrameSchema,
+  regenerate: RegenerateFrameSchema,
+  edit: EditFrameSchema,
 } as const;

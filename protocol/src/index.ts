@@ -6,3 +6,4 @@ export * from './server-frames.js';
 export * from './decode.js';
 export * from './reducer.js';
 export * from './clock.js';
+export * from './versions.js';

@@ -198,6 +198,11 @@ export const ChatMessageSchema = v.object({
   usage: v.optional(UsageSchema),
   /** Assistant messages: the visitor's latest verdict on it. */
   feedback: v.optional(FeedbackSchema),
+  /**
+   * User messages: the earlier question this one replaces (a `regenerate` or an `edit`).
+   * Its exchange (the question and its answer) is an earlier version of this one.
+   */
+  replaces: v.optional(v.string()),
 });
 export type ChatMessage = v.InferOutput<typeof ChatMessageSchema>;
 

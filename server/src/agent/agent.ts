@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import {
   ErrorCode,
+  latestVersions,
   reduce,
   type ChatMessage,
   type ChatView,
@@ -169,7 +170,8 @@ export class Agent extends EventEmitter<AgentEvents> {
           ...(this.#options.systemPrompt
             ? [{ role: 'system' as const, content: this.#options.systemPrompt }]
             : []),
-          ...toModelMessages([...input.history, turn.message(startedAt, 'complete')]),
+          // The conversation as it stands: the latest version of every exchange.
+          ...toModelMessages([...latestVersions(input.history), turn.message(startedAt, 'complete')]),
         ];
         let calls: ToolCall[] = [];
         let replay: RoundReplay | undefined;

@@ -277,6 +277,47 @@ export class SessionHub {
    * refusal echoes `clientMessageId`, so the client can give the text back to its author.
    */
   async send(peer: Peer, sessionId: string, text: string, clientMessageId?: string): Promise<void> {
+    return this.#turnFrom(peer, sessionId, clientMessageId, async () => ({ text }));
+  }
+
+  /**
+   * The last exchange again, as a new version of it: a new answer to the last question
+   * (`regenerate`: `messageId` is the last answer), or the last question rewritten (`edit`:
+   * `messageId` is the last question, `text` the new one). The question goes out as a new
+   * user message that `replaces` the earlier one, then the turn runs like any other.
+   */
+  async again(
+    peer: Peer,
+    sessionId: string,
+    request: { messageId: string; text?: string },
+    clientMessageId?: string,
+  ): Promise<void> {
+    return this.#turnFrom(peer, sessionId, clientMessageId, async () => {
+      const last = (await this.#options.store.page(sessionId, { limit: 2 })).messages;
+      const question = last.findLast((m) => m.role === 'user');
+      if (!question) return 'this conversation has no question to ask again';
+      if (request.text === undefined) {
+        const answer = last.at(-1);
+        if (answer?.role !== 'assistant' || answer.id !== request.messageId)
+          return 'regenerate: only the last answer can be regenerated';
+        const text = question.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+        return { text, replaces: question.id };
+      }
+      if (question.id !== request.messageId) return 'edit: only the last question can be edited';
+      return { text: request.text, replaces: question.id };
+    });
+  }
+
+  /**
+   * Claims the session for a turn (one at a time: else `busy`), then starts it with the
+   * question `ask` gives; a string from `ask` is why it cannot be asked (`bad_frame`).
+   */
+  async #turnFrom(
+    peer: Peer,
+    sessionId: string,
+    clientMessageId: string | undefined,
+    ask: () => Promise<{ text: string; replaces?: string } | string>,
+  ): Promise<void> {
     const session = this.#session(sessionId);
     const refuse = (code: string, message: string, errorId?: string, more?: object) =>
       this.#deliver(peer, {
@@ -295,7 +336,19 @@ export class SessionHub {
     session.claiming = true;
     session.pending++;
     try {
-      await this.#start(session, peer, text, clientMessageId, refuse, busy);
+      let question: Awaited<ReturnType<typeof ask>>;
+      try {
+        question = await ask();
+      } catch (error) {
+        const errorId = this.#logError(error, 'reading the history failed');
+        return refuse(
+          ErrorCode.Storage,
+          'the conversation could not be read: try again in a moment',
+          errorId,
+        );
+      }
+      if (typeof question === 'string') return refuse(ErrorCode.BadFrame, question);
+      await this.#start(session, peer, question, clientMessageId, refuse, busy);
     } finally {
       session.claiming = false;
       session.pending--;
@@ -306,7 +359,7 @@ export class SessionHub {
   async #start(
     session: Session,
     peer: Peer,
-    text: string,
+    { text, replaces }: { text: string; replaces?: string },
     clientMessageId: string | undefined,
     refuse: (code: string, message: string, errorId?: string, more?: object) => void,
     busy: () => void,
@@ -350,6 +403,7 @@ export class SessionHub {
       role: 'user',
       parts: [{ type: 'text', text }],
       createdAt: startedAt,
+      ...(replaces ? { replaces } : {}),
     };
     try {
       await store.beginTurn(sessionId, userMessage, startedAt, session.owner);

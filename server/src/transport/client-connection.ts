@@ -221,11 +221,15 @@ export class ClientConnection implements Peer {
         return this.hub.decide(this.#sessionId!, frame.callId, frame.decision, frame.remember);
       case 'feedback':
         return this.hub.feedback(this, this.#sessionId!, frame);
+      case 'regenerate':
+      case 'edit':
+        return this.#send(frame);
     }
   }
 
   /** A `send` within the connection's rate and its IP's (this instance's, then the site's): a turn. */
-  async #send(frame: Extract<ClientFrame, { type: 'send' }>): Promise<void> {
+  /** A turn asked for (`send`, or `regenerate` and `edit`, which are sends too): within the send rate first. */
+  async #send(frame: Extract<ClientFrame, { type: 'send' | 'regenerate' | 'edit' }>): Promise<void> {
     let allowed: { ok: true } | { ok: false; retryInMs: number } = this.#sends.take();
     if (allowed.ok && this.options.ipSends && this.remoteAddress !== undefined)
       allowed = await this.options.ipSends.takeSend(this.remoteAddress);
@@ -236,7 +240,10 @@ export class ClientConnection implements Peer {
         ...(frame.clientMessageId === undefined ? {} : { clientMessageId: frame.clientMessageId }),
       });
     }
-    return this.hub.send(this, this.#sessionId!, frame.text, frame.clientMessageId);
+    const sessionId = this.#sessionId!;
+    if (frame.type === 'send') return this.hub.send(this, sessionId, frame.text, frame.clientMessageId);
+    const text = frame.type === 'edit' ? { text: frame.text } : {};
+    return this.hub.again(this, sessionId, { messageId: frame.messageId, ...text }, frame.clientMessageId);
   }
 
   /** A hello that passed its checks: (re)binds the connection to the session it asks for. */
