@@ -10,6 +10,7 @@ import {
   emptyView,
   reduce,
   toServerTime,
+  versionGroups,
   type ChatMessage,
   type ChatView,
   type MessageError,
@@ -38,6 +39,7 @@ import { fitToText, isSendKey, renderComposer } from './render/composer.js';
 import { plainText, renderAssistantMessage, renderTurn, renderUserMessage } from './render/messages.js';
 import type { PartContext } from './render/parts.js';
 import { keepTabInside } from './render/focus-trap.js';
+import { renderEditButton, renderEditForm, renderSwitcher } from './render/versions.js';
 import { renderMessageActions, type ActionHandlers } from './render/message-actions.js';
 import { parseStarters, renderGreeting, templateStarters, type Starter } from './render/greeting.js';
 import { renderLauncher } from './render/launcher.js';
@@ -66,6 +68,10 @@ import { chatStyles } from './styles/chat.styles.js';
  * @csspart action-up - Thumbs up; `aria-pressed` when that is the answer's stored verdict.
  * @csspart action-down - Thumbs down; `aria-pressed` likewise.
  * @csspart feedback-form - The optional comment a thumb opens.
+ * @csspart action-regenerate - Under the last answer: a new answer to the same question, kept as a new version.
+ * @csspart action-edit - Under the last question: edit it and send it again, as a new version.
+ * @csspart edit-form - The last question being edited.
+ * @csspart versions - The switcher of a place with several versions: `‹ 2 / 3 ›`.
  * @csspart welcome - The owner's welcome, shown while the conversation is empty.
  * @csspart starter - A starter prompt's button, shown while the conversation is empty.
  * @csspart launcher - Launcher mode: the round button that opens and closes the panel.
@@ -175,6 +181,10 @@ export class AalisChat extends LitElement {
   @state() private announcement = '';
   /** The server's greeting (`ready`), used where no attribute or template says otherwise. */
   @state() private serverGreeting: { welcome?: string; starters?: string[] } = {};
+  /** The version each place shows, by the id of its first message; the latest when absent. */
+  @state() private chosen = new Map<string, number>();
+  /** The last question, while it is being edited. */
+  @state() private editing: string | undefined = undefined;
   /** The answer whose comment form is open, and the one whose copy button says "Copied". */
   @state() private commenting: string | undefined = undefined;
   @state() private copied: string | undefined = undefined;
@@ -389,6 +399,8 @@ export class AalisChat extends LitElement {
         break;
       case 'user_message':
         if (frame.clientMessageId !== undefined) this.#unconfirmed.delete(frame.clientMessageId);
+        // A new version shows at once: every place goes back to its latest.
+        if (frame.message.replaces) this.chosen = new Map();
         this.#startTurn();
         this.#seenApprovals.clear();
         break;
@@ -569,12 +581,18 @@ export class AalisChat extends LitElement {
           }
           ${
             // The history changes only when a turn ends: not re-diffed on every frame.
-            guard([this.view.messages, this.locale, this.markdownReady, this.commenting, this.copied], () =>
-              repeat(
+            guard(
+              [
                 this.view.messages,
-                (m) => m.id,
-                (m) => this.#renderMessage(m),
-              ),
+                this.locale,
+                this.markdownReady,
+                this.commenting,
+                this.copied,
+                this.chosen,
+                this.editing,
+                turn === null,
+              ],
+              () => this.#renderHistory(),
             )
           }
           ${this.#renderGreeting()}
@@ -638,7 +656,63 @@ export class AalisChat extends LitElement {
     if (!this.#send(text, true) && !this.draft.trim()) this.draft = text;
   };
 
-  #renderMessage(message: ChatMessage): unknown {
+  /**
+   * The conversation by place: one version of each (the latest unless this tab chose
+   * another), a switcher where there are several, and the last exchange's own actions
+   * (edit the question, regenerate the answer) while no turn runs.
+   */
+  #renderHistory(): unknown {
+    const groups = versionGroups(this.view.messages);
+    const idle = this.view.turn === null;
+    return repeat(
+      groups,
+      (versions) => versions[0]![0]!.id,
+      (versions, place) => {
+        const key = versions[0]![0]!.id;
+        const shown = Math.min(this.chosen.get(key) ?? versions.length - 1, versions.length - 1);
+        const exchange = versions[shown]!;
+        // Only the latest version of the last place can be asked again.
+        const last = idle && place === groups.length - 1 && shown === versions.length - 1;
+        const question = exchange[0]!.role === 'user' ? exchange[0]! : undefined;
+        const answer = exchange.at(-1)!.role === 'assistant' ? exchange.at(-1)! : undefined;
+        return [
+          exchange.map((message) =>
+            message === question && this.editing === message.id
+              ? renderEditForm(message, this.strings, this.#editHandlers)
+              : this.#renderMessage(message, last && message === answer),
+          ),
+          last && question && this.editing !== question.id
+            ? renderEditButton(this.strings, () => (this.editing = question.id))
+            : nothing,
+          versions.length > 1
+            ? renderSwitcher(shown, versions.length, { strings: this.strings, locked: !idle }, (index) => {
+                this.chosen = new Map(this.chosen).set(key, index);
+              })
+            : nothing,
+        ];
+      },
+    );
+  }
+
+  #editHandlers = {
+    save: (text: string) => {
+      const messageId = this.editing;
+      if (!messageId) return;
+      const clientMessageId = `c-${Math.random().toString(36).slice(2, 10)}`;
+      if (!this.#connection.send({ type: 'edit', messageId, text, clientMessageId })) {
+        this.notice = this.strings.notSent;
+        return;
+      }
+      this.editing = undefined;
+      this.errors = [];
+      this.dispatchEvent(new AalisSendEvent(text));
+    },
+    cancel: () => {
+      this.editing = undefined;
+    },
+  };
+
+  #renderMessage(message: ChatMessage, regenerable = false): unknown {
     let rendered = this.#rendered.get(message);
     if (!rendered) {
       rendered =
@@ -649,7 +723,7 @@ export class AalisChat extends LitElement {
     }
     if (message.role !== 'assistant') return rendered;
     // The actions change without the answer (a form opened, "Copied"): rendered apart.
-    const state = { strings: this.strings, commenting: this.commenting, copied: this.copied };
+    const state = { strings: this.strings, commenting: this.commenting, copied: this.copied, regenerable };
     return [rendered, renderMessageActions(message, state, this.#actions)];
   }
 
@@ -678,6 +752,14 @@ export class AalisChat extends LitElement {
     },
     closeComment: () => {
       this.commenting = undefined;
+    },
+    regenerate: (message) => {
+      const clientMessageId = `c-${Math.random().toString(36).slice(2, 10)}`;
+      if (!this.#connection.send({ type: 'regenerate', messageId: message.id, clientMessageId })) {
+        this.notice = this.strings.notSent;
+        return;
+      }
+      this.errors = [];
     },
   };
 

@@ -16,6 +16,14 @@ export interface Strings {
   badAnswer: string;
   feedbackComment: string;
   feedbackThanks: string;
+  /** A new answer to the last question; the last question edited; versions of an exchange. */
+  regenerate: string;
+  edit: string;
+  saveAndSend: string;
+  cancel: string;
+  versions: string;
+  previousVersion: string;
+  nextVersion: string;
   transcriptLabel: string;
   composerLabel: string;
   composerPlaceholder: string;
@@ -111,6 +119,13 @@ const en: Strings = {
   badAnswer: 'Bad answer',
   feedbackComment: 'Tell us more (optional)',
   feedbackThanks: 'Thanks for your feedback.',
+  regenerate: 'Regenerate',
+  edit: 'Edit',
+  saveAndSend: 'Save and send',
+  cancel: 'Cancel',
+  versions: 'Versions',
+  previousVersion: 'Previous version',
+  nextVersion: 'Next version',
   transcriptLabel: 'Conversation',
   composerLabel: 'Message',
   composerPlaceholder: 'Ask anything…',
@@ -200,6 +215,13 @@ const zhCN: Strings = {
   badAnswer: '不好的回答',
   feedbackComment: '补充说明（可选）',
   feedbackThanks: '感谢您的反馈。',
+  regenerate: '重新生成',
+  edit: '编辑',
+  saveAndSend: '保存并发送',
+  cancel: '取消',
+  versions: '版本',
+  previousVersion: '上一个版本',
+  nextVersion: '下一个版本',
   transcriptLabel: '对话',
   composerLabel: '消息',
   composerPlaceholder: '问点什么…',

@@ -6,7 +6,7 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import type { ChatMessage } from '@aalis/protocol/client';
 import type { Strings } from '../i18n/strings.js';
-import { copyIcon, thumbDownIcon, thumbUpIcon } from './icons.js';
+import { copyIcon, regenerateIcon, thumbDownIcon, thumbUpIcon } from './icons.js';
 
 export interface ActionsState {
   strings: Strings;
@@ -14,6 +14,8 @@ export interface ActionsState {
   commenting: string | undefined;
   /** The answer whose copy button says "Copied" for a moment. */
   copied: string | undefined;
+  /** This is the last answer and no turn runs: it can be regenerated. */
+  regenerable: boolean;
 }
 
 export interface ActionHandlers {
@@ -21,11 +23,12 @@ export interface ActionHandlers {
   rate(message: ChatMessage, rating: 'up' | 'down'): void;
   comment(message: ChatMessage, text: string): void;
   closeComment(): void;
+  regenerate(message: ChatMessage): void;
 }
 
 export function renderMessageActions(
   message: ChatMessage,
-  { strings, commenting, copied }: ActionsState,
+  { strings, commenting, copied, regenerable }: ActionsState,
   on: ActionHandlers,
 ): TemplateResult {
   const rating = message.feedback?.rating;
@@ -53,6 +56,20 @@ export function renderMessageActions(
         ${copyIcon}${copied === message.id ? html`<span>${strings.copied}</span>` : nothing}
       </button>
       ${thumb('up', strings.goodAnswer, thumbUpIcon)} ${thumb('down', strings.badAnswer, thumbDownIcon)}
+      ${
+        regenerable
+          ? html`<button
+              type="button"
+              class="action regenerate"
+              part="action-regenerate"
+              aria-label=${strings.regenerate}
+              title=${strings.regenerate}
+              @click=${() => on.regenerate(message)}
+            >
+              ${regenerateIcon}
+            </button>`
+          : nothing
+      }
     </div>
     ${commenting === message.id ? renderCommentForm(message, strings, on) : nothing}`;
 }
