@@ -13,6 +13,7 @@ const DEFAULT_SERVER = 'http://127.0.0.1:8787';
 const routes = {
   '/': { file: `${here}plain-html/index.html`, type: 'text/html; charset=utf-8', rewrite: true },
   '/vue/': { file: `${here}vue/index.html`, type: 'text/html; charset=utf-8', rewrite: true },
+  '/launcher/': { file: `${here}launcher/index.html`, type: 'text/html; charset=utf-8', rewrite: true },
   '/vendor/vue.esm-browser.prod.js': { file: vue, type: 'text/javascript; charset=utf-8' },
 };
 

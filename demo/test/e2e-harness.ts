@@ -109,7 +109,12 @@ export class E2E {
    * Opens the page, connected. In its own browser context (its own localStorage, so its
    * own session) unless one is given: pages of one context are tabs of one visitor.
    */
-  async page(url = this.demo.url, context?: BrowserContext): Promise<Page> {
+  /** A page at `url`, once `ready` is on it: the chat connected, by default. */
+  async page(
+    url = this.demo.url,
+    context?: BrowserContext,
+    ready = 'aalis-chat .status[hidden]',
+  ): Promise<Page> {
     const viewport = { width: 1280, height: 860 };
     const page = await (context ? context.newPage() : this.browser.newPage({ viewport }));
     page.on('console', (message) => {
@@ -119,7 +124,7 @@ export class E2E {
       throw new Error(`a dialog opened: ${dialog.message()}`);
     });
     await page.goto(url);
-    await page.locator('aalis-chat .status[hidden]').waitFor({ state: 'attached' });
+    await page.locator(ready).waitFor({ state: 'attached' });
     return page;
   }
 

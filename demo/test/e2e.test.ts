@@ -223,6 +223,35 @@ describe('a page on another origin', () => {
     }
   }, 30_000);
 
+  test('the launcher example: Enter opens it, a starter from the page asks, Escape closes it; screenshots', async () => {
+    e2e.port ||= await freePort();
+    const site = await serveExamples({ port: 0, chatServer: `http://127.0.0.1:${e2e.port}` });
+    try {
+      await e2e.start([answer('The Fjell pendant takes an **E27** bulb.')], {
+        AALIS_ALLOWED_ORIGINS: site.url,
+      });
+      // In launcher mode the chat's content is built when first opened: the button is the sign.
+      const page = await e2e.page(`${site.url}/launcher/`, undefined, 'aalis-chat .launcher');
+      const launcher = page.locator('aalis-chat .launcher');
+      await launcher.waitFor();
+      await page.screenshot({ path: `${SCREENSHOTS}launcher-closed.png` });
+      await launcher.press('Enter');
+      const panel = page.locator('aalis-chat .panel');
+      await panel.waitFor();
+      expect(await panel.getAttribute('role')).toBe('dialog');
+      expect(await page.locator('aalis-chat .panel h2').innerText()).toBe('Lumen & Oak help');
+      await page.locator('aalis-chat .starter', { hasText: 'Which bulb?' }).click();
+      await turnEnded(page);
+      expect(await page.locator('aalis-chat .bubble.assistant[data-id] strong').innerText()).toBe('E27');
+      await page.screenshot({ path: `${SCREENSHOTS}launcher-open.png` });
+      await page.keyboard.press('Escape');
+      await panel.waitFor({ state: 'hidden' });
+      await page.close();
+    } finally {
+      await site.close();
+    }
+  }, 30_000);
+
   test('the Vue example opens one socket, binds the element, and chats', async () => {
     e2e.port ||= await freePort();
     const site = await serveExamples({ port: 0, chatServer: `http://127.0.0.1:${e2e.port}` });

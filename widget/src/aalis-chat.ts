@@ -651,9 +651,13 @@ export class AalisChat extends LitElement {
     );
   }
 
-  /** A starter goes like a typed message; when it cannot go now, it waits in the text box. */
+  /**
+   * A starter goes like a typed message; when it cannot go now, it waits in the text box.
+   * Either way the focus goes to the text box: the clicked button is about to go.
+   */
   #sendStarter = (text: string) => {
     if (!this.#send(text, true) && !this.draft.trim()) this.draft = text;
+    void this.updateComplete.then(() => this.textarea?.focus());
   };
 
   /**
@@ -679,11 +683,14 @@ export class AalisChat extends LitElement {
           exchange.map((message) =>
             message === question && this.editing === message.id
               ? renderEditForm(message, this.strings, this.#editHandlers)
-              : this.#renderMessage(message, last && message === answer),
+              : [
+                  this.#renderMessage(message, last && message === answer),
+                  // Right under the question it edits.
+                  last && message === question
+                    ? renderEditButton(this.strings, () => (this.editing = message.id))
+                    : nothing,
+                ],
           ),
-          last && question && this.editing !== question.id
-            ? renderEditButton(this.strings, () => (this.editing = question.id))
-            : nothing,
           versions.length > 1
             ? renderSwitcher(shown, versions.length, { strings: this.strings, locked: !idle }, (index) => {
                 this.chosen = new Map(this.chosen).set(key, index);

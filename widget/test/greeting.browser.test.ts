@@ -28,6 +28,9 @@ describe('the greeting of an empty conversation', () => {
     expect(shadow.querySelector('.starters')!.getAttribute('aria-label')).to.equal('Suggestions');
     shadow.querySelector<HTMLButtonElement>('.starter')!.click();
     expect(socket.sent.at(-1)).to.include({ type: 'send', text: 'Track my order' });
+    // The button is about to go: the focus waits in the text box, not on the page's body.
+    await el.updateComplete;
+    expect(shadow.activeElement).to.equal(shadow.querySelector('textarea'));
     // Once the conversation has begun, the greeting is gone.
     await frames(userMessage('Track my order'));
     await el.updateComplete;
