@@ -211,6 +211,18 @@ describe.each(backends.map((backend) => [backend.name, backend] as const))(
         });
         expect((await store.page('t', { limit: 10 })).messages[1]).toEqual(answer('b0'));
       });
+
+      test('is kept with an answer whose text holds a NUL (which JSONB refuses), the text unchanged', async () => {
+        const store = await fresh();
+        const odd: ChatMessage = { ...answer('a0'), parts: [{ type: 'text', text: 'nul \u0000 end' }] };
+        await store.beginTurn('s', text('u0'), 10);
+        await store.endTurn('s', odd, 'u0');
+        expect(await store.setFeedback('s', 'a0', { rating: 'up' })).toBe(true);
+        expect((await store.page('s', { limit: 10 })).messages[1]).toEqual({
+          ...odd,
+          feedback: { rating: 'up' },
+        });
+      });
     });
 
     describe('ending a turn', () => {

@@ -202,13 +202,22 @@ export class PostgresHistoryStore implements HistoryStore {
   }
 
   async setFeedback(sessionId: string, messageId: string, feedback: Feedback): Promise<boolean> {
-    // In the stored body, in one statement: only an answer of that session.
-    const { rowCount } = await this.#pool.query(
-      `UPDATE messages SET body = jsonb_set(body::jsonb, '{feedback}', $3::jsonb)::text
-       WHERE session_id = $1 AND id = $2 AND body::jsonb ->> 'role' = 'assistant'`,
-      [sessionId, messageId, JSON.stringify(feedback)],
-    );
-    return rowCount === 1;
+    // Read, changed and written back in one transaction, the row locked meanwhile: the body
+    // is JSON text that may hold what JSONB refuses (a NUL), so it is not cast to JSONB.
+    return inTransaction(this.#pool, async (client) => {
+      const { rows } = await client.query<{ body: string }>(
+        'SELECT body FROM messages WHERE session_id = $1 AND id = $2 FOR UPDATE',
+        [sessionId, messageId],
+      );
+      const message = rows[0] && (JSON.parse(rows[0].body) as ChatMessage);
+      if (message?.role !== 'assistant') return false;
+      await client.query('UPDATE messages SET body = $3 WHERE session_id = $1 AND id = $2', [
+        sessionId,
+        messageId,
+        JSON.stringify({ ...message, feedback }),
+      ]);
+      return true;
+    });
   }
 
   async toolStarting({ sessionId, turnId, callId, name, at }: ToolExecutionStart): Promise<boolean> {
