@@ -225,6 +225,62 @@ describe.each(backends.map((backend) => [backend.name, backend] as const))(
       });
     });
 
+    describe('conversations of an owner', () => {
+      test("are listed newest activity first, titled by name or first question, never another owner's", async () => {
+        const store = await fresh();
+        await store.beginTurn(
+          'old',
+          { ...text('o1'), parts: [{ type: 'text', text: 'Where is\nmy   order?' }] },
+          10,
+          'v1',
+        );
+        await store.endTurn('old', answer('o2'), 'o1');
+        await store.beginTurn('new', text('n1'), 20, 'v1');
+        await store.beginTurn('theirs', text('t1'), 30, 'v2');
+        await store.beginTurn('nobody', text('x1'), 40);
+        const list = await store.listSessions('v1', 10);
+        expect(list.map((s) => [s.id, s.title])).toEqual([
+          ['new', 'n1'],
+          ['old', 'Where is my order?'],
+        ]);
+        expect(list[0]!.lastActivity).toBe(text('n1').createdAt);
+        // The old one gets a message: it comes first.
+        await store.beginTurn('old', text('o3'), 50, 'v1');
+        expect((await store.listSessions('v1', 10)).map((s) => s.id)).toEqual(['old', 'new']);
+        expect((await store.listSessions('v1', 1)).map((s) => s.id)).toEqual(['old']);
+        expect(await store.listSessions('v3', 10)).toEqual([]);
+      });
+
+      test("a name is the owner's to give; another owner's rename changes nothing", async () => {
+        const store = await fresh();
+        await store.beginTurn('s', text('u1'), 10, 'v1');
+        expect(await store.renameSession('v2', 's', 'stolen')).toBe(false);
+        expect(await store.renameSession('v1', 's', 'Lamp order ✅')).toBe(true);
+        expect(await store.renameSession('v1', 'nope', 'x')).toBe(false);
+        expect((await store.listSessions('v1', 10))[0]!.title).toBe('Lamp order ✅');
+      });
+
+      test('delete takes everything of it, only for its owner, never while a turn runs', async () => {
+        const store = await fresh();
+        await store.beginTurn('s', text('u1'), 10, 'v1');
+        // Marked running: not yet.
+        expect(await store.deleteSession('v1', 's')).toBe(false);
+        await store.endTurn('s', answer('a1'), 'u1');
+        await store.grantTool('s', 'search');
+        expect(await store.deleteSession('v2', 's')).toBe(false);
+        expect(await store.hasSession('s')).toBe(true);
+        expect(await store.deleteSession('v1', 's')).toBe(true);
+        expect(await store.hasSession('s')).toBe(false);
+        expect(await store.page('s', { limit: 10 })).toEqual({ messages: [], hasMore: false });
+        expect(await store.grantedTools('s')).toEqual([]);
+        expect(await store.listSessions('v1', 10)).toEqual([]);
+        expect(await store.deleteSession('v1', 's')).toBe(false);
+        // The id can start a new session afterwards.
+        await store.beginTurn('s', text('u2'), 20, 'v1');
+        expect((await store.page('s', { limit: 10 })).messages).toEqual([text('u2')]);
+      });
+    });
+
     describe('ending a turn', () => {
       test('without a turn id ends whichever turn runs; with none running it stores nothing', async () => {
         const store = await fresh();

@@ -7,13 +7,19 @@ import { randomUUID } from 'node:crypto';
 import type { ChatMessage, Feedback } from '@aalis/protocol';
 import {
   interruptedTurnMessage,
+  titleFrom,
   type HistoryPage,
   type HistoryStore,
+  type SessionSummary,
   type ToolExecutionStart,
 } from './store.js';
 
 interface StoredSession {
   messages: ChatMessage[];
+  createdAt?: number;
+  title?: string;
+  /** When a message was last added, in the order of all additions (the SQL stores' seq). */
+  touched?: number;
   owner: string | null;
   /** The turn marked as running, under its user message's id. */
   running?: { turnId: string; since: number };
@@ -24,6 +30,7 @@ interface StoredSession {
 
 export class MemoryHistoryStore implements HistoryStore {
   readonly #sessions = new Map<string, StoredSession>();
+  #additions = 0;
 
   async hasSession(sessionId: string): Promise<boolean> {
     return this.#sessions.has(sessionId);
@@ -41,13 +48,14 @@ export class MemoryHistoryStore implements HistoryStore {
   ): Promise<void> {
     let session = this.#sessions.get(sessionId);
     if (!session) {
-      session = { messages: [], owner, grants: new Set(), tools: new Map() };
+      session = { messages: [], createdAt: now, owner, grants: new Set(), tools: new Map() };
       this.#sessions.set(sessionId, session);
     }
     // A mark still here means the previous answer could not be stored: resolve it first.
     if (session.running)
       session.messages.push(interruptedTurnMessage(`msg_${randomUUID()}`, session.running.since, 'unsaved'));
     session.messages.push(userMessage);
+    session.touched = ++this.#additions;
     session.running = { turnId: userMessage.id, since: now };
   }
 
@@ -56,6 +64,7 @@ export class MemoryHistoryStore implements HistoryStore {
     if (!session?.running) return false;
     if (turnId !== undefined && session.running.turnId !== turnId) return false;
     session.messages.push(assistantMessage);
+    session.touched = ++this.#additions;
     delete session.running;
     return true;
   }
@@ -71,6 +80,31 @@ export class MemoryHistoryStore implements HistoryStore {
   async grantedTools(sessionId: string): Promise<string[]> {
     // Sorted, as the databases return them.
     return [...(this.#sessions.get(sessionId)?.grants ?? [])].sort();
+  }
+
+  async listSessions(owner: string, limit: number): Promise<SessionSummary[]> {
+    return [...this.#sessions]
+      .filter(([, session]) => session.owner === owner)
+      .sort(([, a], [, b]) => (b.touched ?? 0) - (a.touched ?? 0))
+      .slice(0, limit)
+      .map(([id, session]) => ({
+        id,
+        title: session.title ?? titleFrom(session.messages.find((m) => m.role === 'user')),
+        lastActivity: session.messages.at(-1)?.createdAt ?? session.createdAt ?? 0,
+      }));
+  }
+
+  async renameSession(owner: string, sessionId: string, title: string): Promise<boolean> {
+    const session = this.#sessions.get(sessionId);
+    if (session?.owner !== owner) return false;
+    session.title = title;
+    return true;
+  }
+
+  async deleteSession(owner: string, sessionId: string): Promise<boolean> {
+    const session = this.#sessions.get(sessionId);
+    if (session?.owner !== owner || session.running) return false;
+    return this.#sessions.delete(sessionId);
   }
 
   async setFeedback(sessionId: string, messageId: string, feedback: Feedback): Promise<boolean> {
@@ -115,6 +149,7 @@ export class MemoryHistoryStore implements HistoryStore {
       // The wait above let other calls run: only the very turn seen is resolved.
       if (session.running !== running) continue;
       session.messages.push(interruptedTurnMessage(`msg_${randomUUID()}`, running.since));
+      session.touched = ++this.#additions;
       delete session.running;
       count++;
     }

@@ -58,6 +58,14 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'conversation names, and sessions listed by owner',
+    sql: `
+      ALTER TABLE sessions ADD COLUMN title TEXT;
+      CREATE INDEX sessions_by_owner ON sessions (owner);
+    `,
+  },
 ];
 
 /**

@@ -11,8 +11,11 @@ import pg from 'pg';
 import { applyMigrations } from './postgres-migrations.js';
 import {
   interruptedTurnMessage,
+  summaryOf,
   type HistoryPage,
   type HistoryStore,
+  type SessionRow,
+  type SessionSummary,
   type ToolExecutionStart,
 } from './store.js';
 
@@ -199,6 +202,44 @@ export class PostgresHistoryStore implements HistoryStore {
       'INSERT INTO tool_grants (session_id, tool) VALUES ($1, $2) ON CONFLICT DO NOTHING',
       [sessionId, toolName],
     );
+  }
+
+  async listSessions(owner: string, limit: number): Promise<SessionSummary[]> {
+    // Most recently active first (the last message's seq); the first message is the first question.
+    const { rows } = await this.#pool.query<SessionRow>(
+      `SELECT s.id AS id, s.title AS title, s.created_at AS "createdAt",
+              (SELECT body FROM messages WHERE session_id = s.id ORDER BY seq ASC LIMIT 1) AS first,
+              (SELECT body FROM messages WHERE session_id = s.id ORDER BY seq DESC LIMIT 1) AS last
+         FROM sessions s WHERE s.owner = $1
+        ORDER BY (SELECT MAX(seq) FROM messages WHERE session_id = s.id) DESC NULLS LAST, s.created_at DESC
+        LIMIT $2`,
+      [owner, limit],
+    );
+    return rows.map(summaryOf);
+  }
+
+  async renameSession(owner: string, sessionId: string, title: string): Promise<boolean> {
+    const { rowCount } = await this.#pool.query(
+      'UPDATE sessions SET title = $3 WHERE id = $1 AND owner = $2',
+      [sessionId, owner, title],
+    );
+    return rowCount === 1;
+  }
+
+  async deleteSession(owner: string, sessionId: string): Promise<boolean> {
+    return inTransaction(this.#pool, async (client) => {
+      // Locked, so that no turn of it begins while it goes.
+      const { rowCount } = await client.query(
+        `SELECT 1 FROM sessions WHERE id = $1 AND owner = $2
+            AND NOT EXISTS (SELECT 1 FROM running_turns WHERE session_id = $1) FOR UPDATE`,
+        [sessionId, owner],
+      );
+      if (rowCount !== 1) return false;
+      for (const table of ['tool_executions', 'tool_grants', 'messages', 'running_turns'])
+        await client.query(`DELETE FROM ${table} WHERE session_id = $1`, [sessionId]);
+      await client.query('DELETE FROM sessions WHERE id = $1', [sessionId]);
+      return true;
+    });
   }
 
   async setFeedback(sessionId: string, messageId: string, feedback: Feedback): Promise<boolean> {

@@ -11,8 +11,11 @@ import Database from 'better-sqlite3';
 import type { ChatMessage, Feedback } from '@aalis/protocol';
 import {
   interruptedTurnMessage,
+  summaryOf,
   type HistoryPage,
   type HistoryStore,
+  type SessionRow,
+  type SessionSummary,
   type ToolExecutionStart,
 } from './store.js';
 
@@ -73,6 +76,9 @@ export class SqliteHistoryStore implements HistoryStore {
     // Files from before sessions had owners, and before running marks named their turn.
     addMissingColumn(this.#db, 'sessions', 'owner', 'TEXT');
     addMissingColumn(this.#db, 'running_turns', 'turn_id', 'TEXT');
+    // ...and before conversations had names and were listed by owner.
+    addMissingColumn(this.#db, 'sessions', 'title', 'TEXT');
+    this.#db.exec('CREATE INDEX IF NOT EXISTS sessions_by_owner ON sessions (owner)');
     const db = this.#db;
     this.#statements = {
       createSession: db.prepare('INSERT OR IGNORE INTO sessions (id, created_at, owner) VALUES (?, ?, ?)'),
@@ -97,6 +103,26 @@ export class SqliteHistoryStore implements HistoryStore {
       ),
       grants: db.prepare('SELECT tool FROM tool_grants WHERE session_id = ? ORDER BY tool').pluck(),
       grant: db.prepare('INSERT OR IGNORE INTO tool_grants (session_id, tool) VALUES (?, ?)'),
+      // Most recently active first (the last message's seq); the first message is the first question.
+      listSessions: db.prepare(
+        `SELECT s.id AS id, s.title AS title, s.created_at AS createdAt,
+                (SELECT body FROM messages WHERE session_id = s.id ORDER BY seq ASC LIMIT 1) AS first,
+                (SELECT body FROM messages WHERE session_id = s.id ORDER BY seq DESC LIMIT 1) AS last
+           FROM sessions s WHERE s.owner = ?
+          ORDER BY (SELECT MAX(seq) FROM messages WHERE session_id = s.id) DESC, s.created_at DESC
+          LIMIT ?`,
+      ),
+      renameSession: db.prepare('UPDATE sessions SET title = ? WHERE id = ? AND owner = ?'),
+      deletable: db
+        .prepare(
+          `SELECT 1 FROM sessions WHERE id = ? AND owner = ?
+              AND NOT EXISTS (SELECT 1 FROM running_turns WHERE session_id = sessions.id)`,
+        )
+        .pluck(),
+      deleteExecutions: db.prepare('DELETE FROM tool_executions WHERE session_id = ?'),
+      deleteGrants: db.prepare('DELETE FROM tool_grants WHERE session_id = ?'),
+      deleteMessages: db.prepare('DELETE FROM messages WHERE session_id = ?'),
+      deleteSession: db.prepare('DELETE FROM sessions WHERE id = ?'),
       // In the stored body, in one statement: only an answer of that session.
       setFeedback: db.prepare(
         `UPDATE messages SET body = json_set(body, '$.feedback', json(?))
@@ -197,6 +223,25 @@ export class SqliteHistoryStore implements HistoryStore {
 
   async grantTool(sessionId: string, toolName: string): Promise<void> {
     this.#statements.grant.run(sessionId, toolName);
+  }
+
+  async listSessions(owner: string, limit: number): Promise<SessionSummary[]> {
+    const rows = this.#statements.listSessions.all(owner, limit) as SessionRow[];
+    return rows.map(summaryOf);
+  }
+
+  async renameSession(owner: string, sessionId: string, title: string): Promise<boolean> {
+    return this.#statements.renameSession.run(title, sessionId, owner).changes === 1;
+  }
+
+  async deleteSession(owner: string, sessionId: string): Promise<boolean> {
+    const statements = this.#statements;
+    return this.#db.transaction(() => {
+      if (!statements.deletable.get(sessionId, owner)) return false;
+      for (const table of ['deleteExecutions', 'deleteGrants', 'deleteMessages', 'deleteSession'] as const)
+        statements[table].run(sessionId);
+      return true;
+    })();
   }
 
   async setFeedback(sessionId: string, messageId: string, feedback: Feedback): Promise<boolean> {

@@ -54,6 +54,15 @@ export interface HistoryStore {
    * one before; false, keeping nothing, when the session has no such answer.
    */
   setFeedback(sessionId: string, messageId: string, feedback: Feedback): Promise<boolean>;
+  /** The sessions `owner` owns, most recently active first: a visitor's conversation list. */
+  listSessions(owner: string, limit: number): Promise<SessionSummary[]>;
+  /** Names a session `owner` owns; false, changing nothing, when it owns no such session. */
+  renameSession(owner: string, sessionId: string, title: string): Promise<boolean>;
+  /**
+   * Deletes a session `owner` owns, with everything kept of it; false, deleting nothing,
+   * when it owns no such session or a turn of it is marked running.
+   */
+  deleteSession(owner: string, sessionId: string): Promise<boolean>;
   /**
    * Records that a tool call is about to run, before it runs. False when the call was
    * recorded before (it ran, or may have run, already), or when its turn is no longer
@@ -76,6 +85,28 @@ export interface HistoryStore {
    */
   recoverInterruptedTurns(stillRunning?: (sessionId: string) => Promise<boolean>): Promise<number>;
   close(): Promise<void>;
+}
+
+/** A session as a conversation list shows it. */
+export interface SessionSummary {
+  id: string;
+  /** The name the visitor gave it, else the start of its first question. */
+  title: string;
+  /** When its last message was written (or it was made, with none). */
+  lastActivity: number;
+}
+
+/** Longest title derived from a first question. */
+export const TITLE_CHARS = 80;
+
+/** The title a session without a name of its own gets: its first question's start, on one line. */
+export function titleFrom(firstQuestion: ChatMessage | undefined): string {
+  const text = (firstQuestion?.parts ?? [])
+    .map((p) => (p.type === 'text' ? p.text : ''))
+    .join('')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return text.length > TITLE_CHARS ? `${text.slice(0, TITLE_CHARS - 1)}…` : text;
 }
 
 /** A tool call about to run, as the history records it (tools run at most once). */
@@ -109,5 +140,25 @@ export function interruptedTurnMessage(
     createdAt: startedAt,
     status: 'error',
     error: { ...UNANSWERED[why] },
+  };
+}
+
+/** A session as the list query gives it: its first and last messages as stored. */
+export interface SessionRow {
+  id: string;
+  title: string | null;
+  createdAt: number | string;
+  first: string | null;
+  last: string | null;
+}
+
+/** The list's entry for a row: its name, else its first question's start; its last message's time. */
+export function summaryOf(row: SessionRow): SessionSummary {
+  const first = row.first ? (JSON.parse(row.first) as ChatMessage) : undefined;
+  const last = row.last ? (JSON.parse(row.last) as ChatMessage) : undefined;
+  return {
+    id: row.id,
+    title: row.title ?? titleFrom(first?.role === 'user' ? first : undefined),
+    lastActivity: last?.createdAt ?? Number(row.createdAt),
   };
 }
