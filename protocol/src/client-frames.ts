@@ -74,6 +74,28 @@ export const EditFrameSchema = v.object({
   clientMessageId: v.optional(v.pipe(v.string(), v.maxLength(Limits.clientMessageId))),
 });
 
+/**
+ * The visitor's conversations (signed, or anonymous in the same browser): answered with
+ * `sessions`, newest activity first. A connection without a visitor identity has none.
+ */
+export const ListSessionsFrameSchema = v.object({
+  type: v.literal('list_sessions'),
+  limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Limits.sessionList))),
+});
+
+/** Names one of the visitor's conversations; answered with `sessions`. */
+export const RenameSessionFrameSchema = v.object({
+  type: v.literal('rename_session'),
+  sessionId: v.pipe(v.string(), v.maxLength(Limits.sessionId)),
+  title: v.pipe(v.string(), v.minLength(1), v.maxLength(Limits.sessionTitle)),
+});
+
+/** Deletes one of the visitor's conversations (not while it answers); answered with `sessions`. */
+export const DeleteSessionFrameSchema = v.object({
+  type: v.literal('delete_session'),
+  sessionId: v.pipe(v.string(), v.maxLength(Limits.sessionId)),
+});
+
 export type HelloFrame = v.InferOutput<typeof HelloFrameSchema>;
 export type SendFrame = v.InferOutput<typeof SendFrameSchema>;
 export type AbortFrame = v.InferOutput<typeof AbortFrameSchema>;
@@ -82,6 +104,9 @@ export type ToolDecisionFrame = v.InferOutput<typeof ToolDecisionFrameSchema>;
 export type FeedbackFrame = v.InferOutput<typeof FeedbackFrameSchema>;
 export type RegenerateFrame = v.InferOutput<typeof RegenerateFrameSchema>;
 export type EditFrame = v.InferOutput<typeof EditFrameSchema>;
+export type ListSessionsFrame = v.InferOutput<typeof ListSessionsFrameSchema>;
+export type RenameSessionFrame = v.InferOutput<typeof RenameSessionFrameSchema>;
+export type DeleteSessionFrame = v.InferOutput<typeof DeleteSessionFrameSchema>;
 export type ClientFrame =
   | HelloFrame
   | SendFrame
@@ -90,7 +115,10 @@ export type ClientFrame =
   | ToolDecisionFrame
   | FeedbackFrame
   | RegenerateFrame
-  | EditFrame;
+  | EditFrame
+  | ListSessionsFrame
+  | RenameSessionFrame
+  | DeleteSessionFrame;
 
 /** Schema of each client frame, by its `type`. */
 export const clientFrameSchemas = {
@@ -102,4 +130,7 @@ export const clientFrameSchemas = {
   feedback: FeedbackFrameSchema,
   regenerate: RegenerateFrameSchema,
   edit: EditFrameSchema,
+  list_sessions: ListSessionsFrameSchema,
+  rename_session: RenameSessionFrameSchema,
+  delete_session: DeleteSessionFrameSchema,
 } as const;

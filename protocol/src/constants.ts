@@ -85,4 +85,8 @@ export const Limits = {
   historyPage: 100,
   /** A visitor's comment with a thumbs up or down. */
   feedbackComment: 2_000,
+  /** A conversation's name. */
+  sessionTitle: 120,
+  /** Most conversations one `sessions` frame lists. */
+  sessionList: 100,
 } as const;

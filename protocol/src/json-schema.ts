@@ -24,6 +24,7 @@ const named = {
   Part: shapes.PartSchema,
   MessageError: shapes.MessageErrorSchema,
   Feedback: shapes.FeedbackSchema,
+  SessionSummary: shapes.SessionSummarySchema,
   ChatMessage: shapes.ChatMessageSchema,
   TurnStatusEntry: shapes.TurnStatusEntrySchema,
 };

@@ -66,6 +66,8 @@ export function reduce(view: ChatView, frame: ViewFrame, now: number): ChatView 
     return { sessionId: frame.sessionId, messages: frame.messages, turn: null };
   }
   if (frame.type === 'abort') return withTurn(view, view.turn && clearApprovals(clearProgress(view.turn)));
+  // The visitor's conversation list is not part of a conversation's view.
+  if (frame.type === 'sessions') return view;
   // A frame for another session (a connection rebound by a later hello) changes nothing.
   if (frame.sessionId !== undefined && view.sessionId !== null && frame.sessionId !== view.sessionId) {
     return view;

@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import {
   ChatMessageSchema,
   FeedbackSchema,
+  SessionSummarySchema,
   CountSchema,
   PartSchema,
   StreamChunkMessageSchema,
@@ -170,6 +171,15 @@ export const FeedbackStoredFrameSchema = v.object({
   ...FeedbackSchema.entries,
 });
 
+/**
+ * The visitor's conversations, newest activity first: the answer to `list_sessions`,
+ * `rename_session` and `delete_session`. Empty for a connection without a visitor identity.
+ */
+export const SessionsFrameSchema = v.object({
+  type: v.literal('sessions'),
+  sessions: v.array(SessionSummarySchema),
+});
+
 export type ReadyFrame = v.InferOutput<typeof ReadyFrameSchema>;
 export type UserMessageFrame = v.InferOutput<typeof UserMessageFrameSchema>;
 export type StreamFrame = v.InferOutput<typeof StreamFrameSchema>;
@@ -181,6 +191,7 @@ export type HistoryFrame = v.InferOutput<typeof HistoryFrameSchema>;
 export type TurnStatusFrame = v.InferOutput<typeof TurnStatusFrameSchema>;
 export type ToolApprovalRequestFrame = v.InferOutput<typeof ToolApprovalRequestFrameSchema>;
 export type FeedbackStoredFrame = v.InferOutput<typeof FeedbackStoredFrameSchema>;
+export type SessionsFrame = v.InferOutput<typeof SessionsFrameSchema>;
 export type ServerFrame =
   | ReadyFrame
   | UserMessageFrame
@@ -192,7 +203,8 @@ export type ServerFrame =
   | HistoryFrame
   | TurnStatusFrame
   | ToolApprovalRequestFrame
-  | FeedbackStoredFrame;
+  | FeedbackStoredFrame
+  | SessionsFrame;
 
 /** Schema of each server frame, by its `type`. */
 export const serverFrameSchemas = {
@@ -207,4 +219,5 @@ export const serverFrameSchemas = {
   turn_status: TurnStatusFrameSchema,
   tool_approval_request: ToolApprovalRequestFrameSchema,
   feedback: FeedbackStoredFrameSchema,
+  sessions: SessionsFrameSchema,
 } as const;

@@ -186,6 +186,16 @@ export const FeedbackSchema = v.object({
 });
 export type Feedback = v.InferOutput<typeof FeedbackSchema>;
 
+/** One of a visitor's conversations, as its list shows it. */
+export const SessionSummarySchema = v.object({
+  id: v.string(),
+  /** Its name, or the start of its first question. */
+  title: v.string(),
+  /** When its last message was written. */
+  lastActivity: TimestampSchema,
+});
+export type SessionSummary = v.InferOutput<typeof SessionSummarySchema>;
+
 export const ChatMessageSchema = v.object({
   id: v.string(),
   role: v.picklist(['user', 'assistant']),

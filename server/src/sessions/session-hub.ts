@@ -8,6 +8,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
   ErrorCode,
+  Limits,
   emptyView,
   reduce,
   snapshot,
@@ -507,6 +508,52 @@ export class SessionHub {
     const session = this.#sessions.get(sessionId);
     if (session) this.#take(session, told, text);
     this.#cluster?.share(sessionId, text);
+  }
+
+  /**
+   * The visitor's conversations, for its list: `rename` names one and `remove` deletes one
+   * (never one that answers now, on any instance) first. Only the visitor's own sessions
+   * are ever touched or listed; a connection without a visitor identity has none.
+   */
+  async conversations(
+    peer: Peer,
+    change?: { rename: { sessionId: string; title: string } } | { remove: string },
+    limit: number = Limits.sessionList,
+  ): Promise<void> {
+    const owner = ownerKey(peer.visitor);
+    const refuse = (code: string, message: string, errorId?: string) =>
+      this.#deliver(peer, { type: 'error', code, message, ...(errorId === undefined ? {} : { errorId }) });
+    if (owner === null) {
+      if (change)
+        return refuse(
+          ErrorCode.BadFrame,
+          'conversations belong to visitors: this server has no visitor identity',
+        );
+      return this.#deliver(peer, { type: 'sessions', sessions: [] });
+    }
+    const { store } = this.#options;
+    try {
+      if (change && 'rename' in change) {
+        const { sessionId, title } = change.rename;
+        if (!(await store.renameSession(owner, sessionId, title.replace(/\s+/g, ' ').trim())))
+          return refuse(ErrorCode.BadFrame, 'rename_session: no such conversation of yours');
+      } else if (change) {
+        const session = this.#sessions.get(change.remove);
+        const answering = session && (session.turn || session.claiming || this.#remoteTurn(session));
+        if (answering || !(await store.deleteSession(owner, change.remove))) {
+          return answering
+            ? refuse(ErrorCode.Busy, 'delete_session: the conversation is answering; stop it first')
+            : refuse(ErrorCode.BadFrame, 'delete_session: no such conversation of yours, or it is answering');
+        }
+      }
+      this.#deliver(peer, { type: 'sessions', sessions: await store.listSessions(owner, limit) });
+    } catch (error) {
+      refuse(
+        ErrorCode.Storage,
+        'your conversations could not be read or changed',
+        this.#logError(error, 'conversations failed'),
+      );
+    }
   }
 
   /** Older history for one peer. */

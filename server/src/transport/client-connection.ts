@@ -224,6 +224,12 @@ export class ClientConnection implements Peer {
       case 'regenerate':
       case 'edit':
         return this.#send(frame);
+      case 'list_sessions':
+        return this.hub.conversations(this, undefined, frame.limit);
+      case 'rename_session':
+        return this.hub.conversations(this, { rename: { sessionId: frame.sessionId, title: frame.title } });
+      case 'delete_session':
+        return this.hub.conversations(this, { remove: frame.sessionId });
     }
   }
 
