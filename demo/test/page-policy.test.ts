@@ -74,6 +74,8 @@ describe('the demo page under its Content-Security-Policy', () => {
 
     await ask(page, 'markdown please');
     await turnEnded(page, 1);
+    // Markdown is rendered once the script's markdown part has come (loaded as it connects).
+    await page.locator('aalis-chat .bubble.assistant table').waitFor();
     expect(await page.locator('aalis-chat .bubble.assistant table').count()).toBe(1);
     await ask(page, 'write a long report');
     await page.locator('aalis-chat aalis-tool-progress').first().waitFor({ state: 'attached' });

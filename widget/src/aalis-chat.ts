@@ -15,6 +15,7 @@ import {
   type ChatView,
   type MessageError,
   type ServerFrame,
+  type SessionSummary,
   type ToolDecisionFrame,
 } from '@aalis/protocol/client';
 import { ChatConnection, type TokenProvider } from './controllers/chat-connection.js';
@@ -39,6 +40,7 @@ import { fitToText, isSendKey, renderComposer } from './render/composer.js';
 import { plainText, renderAssistantMessage, renderTurn, renderUserMessage } from './render/messages.js';
 import type { PartContext } from './render/parts.js';
 import { keepTabInside } from './render/focus-trap.js';
+import { renderConversations } from './render/conversations.js';
 import { renderEditButton, renderEditForm, renderSwitcher } from './render/versions.js';
 import { renderMessageActions, type ActionHandlers } from './render/message-actions.js';
 import { parseStarters, renderGreeting, templateStarters, type Starter } from './render/greeting.js';
@@ -72,6 +74,9 @@ import { chatStyles } from './styles/chat.styles.js';
  * @csspart action-edit - Under the last question: edit it and send it again, as a new version.
  * @csspart edit-form - The last question being edited.
  * @csspart versions - The switcher of a place with several versions: `‹ 2 / 3 ›`.
+ * @csspart toolbar - The row above the transcript, for a visitor the server knows: the conversations button.
+ * @csspart conversations-button - Shows the visitor's conversations in place of the transcript.
+ * @csspart conversations - The visitor's conversations: open, new, rename, delete.
  * @csspart welcome - The owner's welcome, shown while the conversation is empty.
  * @csspart starter - A starter prompt's button, shown while the conversation is empty.
  * @csspart launcher - Launcher mode: the round button that opens and closes the panel.
@@ -181,6 +186,12 @@ export class AalisChat extends LitElement {
   @state() private announcement = '';
   /** The server's greeting (`ready`), used where no attribute or template says otherwise. */
   @state() private serverGreeting: { welcome?: string; starters?: string[] } = {};
+  /** The conversation list, shown in place of the transcript; null while it is not. */
+  @state() private conversationList: {
+    sessions: SessionSummary[] | null;
+    renaming?: string;
+    confirming?: string;
+  } | null = null;
   /** The version each place shows, by the id of its first message; the latest when absent. */
   @state() private chosen = new Map<string, number>();
   /** The last question, while it is being edited. */
@@ -397,6 +408,9 @@ export class AalisChat extends LitElement {
       case 'history':
         this.hasMore = frame.hasMore;
         break;
+      case 'sessions':
+        if (this.conversationList) this.conversationList = { sessions: frame.sessions };
+        break;
       case 'user_message':
         if (frame.clientMessageId !== undefined) this.#unconfirmed.delete(frame.clientMessageId);
         // A new version shows at once: every place goes back to its latest.
@@ -550,10 +564,77 @@ export class AalisChat extends LitElement {
     },
   };
 
+  /** The row above the transcript: the visitor's conversations, when it has any to have. */
+  #renderToolbar(): unknown {
+    if (!this.#connection.hasVisitor) return nothing;
+    return html`<div class="toolbar" part="toolbar">
+      <button
+        type="button"
+        class="action conversations-button"
+        part="conversations-button"
+        aria-expanded=${this.conversationList ? 'true' : 'false'}
+        @click=${this.#conversationHandlers.toggle}
+      >
+        ${this.strings.conversations}
+      </button>
+    </div>`;
+  }
+
+  #conversationHandlers = {
+    toggle: () => {
+      if (this.conversationList) return void (this.conversationList = null);
+      this.conversationList = { sessions: null };
+      this.#connection.send({ type: 'list_sessions' });
+    },
+    back: () => {
+      this.conversationList = null;
+    },
+    fresh: () => {
+      this.conversationList = null;
+      this.newSession();
+    },
+    open: (id: string) => {
+      this.conversationList = null;
+      if (id === this.view.sessionId) return;
+      this.errors = [];
+      this.#seenApprovals.clear();
+      this.#connection.openSession(id);
+    },
+    rename: (id: string | undefined) => {
+      if (this.conversationList) this.conversationList = { ...this.conversationList, renaming: id };
+    },
+    saveName: (id: string, title: string) => {
+      this.#connection.send({ type: 'rename_session', sessionId: id, title });
+    },
+    remove: (id: string) => {
+      const list = this.conversationList;
+      if (!list) return;
+      // Asked twice: the first press turns the button into "Delete?".
+      if (list.confirming !== id) return void (this.conversationList = { ...list, confirming: id });
+      this.#connection.send({ type: 'delete_session', sessionId: id });
+      if (id === this.view.sessionId) this.newSession();
+    },
+  };
+
   #renderChat(): TemplateResult {
     const strings = this.strings;
     const turn = this.view.turn;
-    return html`
+    const list = this.conversationList;
+    if (list) {
+      return html`${this.#renderToolbar()}
+      ${renderConversations(
+        {
+          strings,
+          sessions: list.sessions,
+          current: this.view.sessionId,
+          renaming: list.renaming,
+          confirming: list.confirming,
+          locale: this.locale || defaultLocale(),
+        },
+        this.#conversationHandlers,
+      )}`;
+    }
+    return html`${this.#renderToolbar()}
       ${renderStatusLine(
         {
           strings,
@@ -631,8 +712,7 @@ export class AalisChat extends LitElement {
           placeholder: this.placeholder || strings.composerPlaceholder,
         },
         this.#composer,
-      )}
-    `;
+      )} `;
   }
 
   /** Only while the conversation is empty: nothing said yet, none older, no turn. */

@@ -86,6 +86,20 @@ export class ChatConnection implements ReactiveController {
     this.#connection?.rehello();
   }
 
+  /** Opens another of the visitor's conversations: remembered, and asked for with a new hello. */
+  openSession(sessionId: string): void {
+    storage((s) => s.setItem(this.host.sessionKey, sessionId));
+    this.#connection?.rehello();
+  }
+
+  /** Whether this browser is a visitor the server knows (a token, or an anonymous key): it has conversations. */
+  get hasVisitor(): boolean {
+    return (
+      Boolean(this.host.tokenProvider ?? this.host.token) ||
+      Boolean(storage((s) => s.getItem(this.#visitorKey)))
+    );
+  }
+
   /** Whole seconds until the next attempt, while reconnecting. */
   get retryInSeconds(): number {
     const retryAt = this.#connection?.retryAt;

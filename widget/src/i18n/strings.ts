@@ -24,6 +24,16 @@ export interface Strings {
   versions: string;
   previousVersion: string;
   nextVersion: string;
+  /** The visitor's conversation list. */
+  conversations: string;
+  newConversation: string;
+  noConversations: string;
+  untitled: string;
+  back: string;
+  save: string;
+  rename: (title: string) => string;
+  deleteConversation: (title: string) => string;
+  confirmDelete: string;
   transcriptLabel: string;
   composerLabel: string;
   composerPlaceholder: string;
@@ -126,6 +136,15 @@ const en: Strings = {
   versions: 'Versions',
   previousVersion: 'Previous version',
   nextVersion: 'Next version',
+  conversations: 'Conversations',
+  newConversation: 'New conversation',
+  noConversations: 'No conversations yet.',
+  untitled: 'Untitled',
+  back: 'Back',
+  save: 'Save',
+  rename: (t) => `Rename ${t}`,
+  deleteConversation: (t) => `Delete ${t}`,
+  confirmDelete: 'Delete?',
   transcriptLabel: 'Conversation',
   composerLabel: 'Message',
   composerPlaceholder: 'Ask anything…',
@@ -222,6 +241,15 @@ const zhCN: Strings = {
   versions: '版本',
   previousVersion: '上一个版本',
   nextVersion: '下一个版本',
+  conversations: '对话列表',
+  newConversation: '新对话',
+  noConversations: '还没有对话。',
+  untitled: '未命名',
+  back: '返回',
+  save: '保存',
+  rename: (t) => `重命名 ${t}`,
+  deleteConversation: (t) => `删除 ${t}`,
+  confirmDelete: '确定删除？',
   transcriptLabel: '对话',
   composerLabel: '消息',
   composerPlaceholder: '问点什么…',
