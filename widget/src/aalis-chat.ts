@@ -222,6 +222,8 @@ export class AalisChat extends LitElement {
   readonly #seenApprovals = new Set<string>();
   /** Calls decided here whose outcome has not arrived: their buttons stay disabled. */
   readonly #decided = new Set<string>();
+  /** A conversation this tab asked to delete, until the server's list answers. */
+  #deleting: string | undefined;
   /** The thumb last pressed here, by answer: its comment goes with it, before the server's echo. */
   readonly #ratings = new Map<string, 'up' | 'down'>();
   /** Re-renders the approval cards when their minutes left change. */
@@ -374,6 +376,11 @@ export class AalisChat extends LitElement {
     if (wait) this.#expiryTimer = setTimeout(() => this.requestUpdate(), wait + 50);
   }
 
+  /** Moves the focus to `selector` (the text box by default) once rendered: the focused control is about to go. */
+  #focusAfterUpdate(selector = 'textarea'): void {
+    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>(selector)?.focus());
+  }
+
   #serverNow(): number {
     return toServerTime(Date.now(), this.offset);
   }
@@ -396,6 +403,8 @@ export class AalisChat extends LitElement {
     this.view = reduce(this.view, frame, this.#serverNow());
     switch (frame.type) {
       case 'ready':
+        // The conversation list asked for while offline is asked for now.
+        if (this.conversationList?.sessions === null) this.#connection.send({ type: 'list_sessions' });
         this.serverGreeting = {
           ...(frame.welcome ? { welcome: frame.welcome } : {}),
           ...(frame.starters ? { starters: frame.starters } : {}),
@@ -408,9 +417,14 @@ export class AalisChat extends LitElement {
       case 'history':
         this.hasMore = frame.hasMore;
         break;
-      case 'sessions':
+      case 'sessions': {
         if (this.conversationList) this.conversationList = { sessions: frame.sessions };
+        const deleted = this.#deleting;
+        this.#deleting = undefined;
+        if (deleted === this.view.sessionId && !frame.sessions.some((s) => s.id === deleted))
+          this.newSession();
         break;
+      }
       case 'user_message':
         if (frame.clientMessageId !== undefined) this.#unconfirmed.delete(frame.clientMessageId);
         // A new version shows at once: every place goes back to its latest.
@@ -584,17 +598,22 @@ export class AalisChat extends LitElement {
     toggle: () => {
       if (this.conversationList) return void (this.conversationList = null);
       this.conversationList = { sessions: null };
+      // Offline: asked again with the next ready (#receive).
       this.#connection.send({ type: 'list_sessions' });
     },
     back: () => {
       this.conversationList = null;
+      this.#focusAfterUpdate();
     },
     fresh: () => {
       this.conversationList = null;
       this.newSession();
+      this.#focusAfterUpdate();
     },
     open: (id: string) => {
       this.conversationList = null;
+      this.editing = this.commenting = undefined;
+      this.#focusAfterUpdate();
       if (id === this.view.sessionId) return;
       this.errors = [];
       this.#seenApprovals.clear();
@@ -602,6 +621,7 @@ export class AalisChat extends LitElement {
     },
     rename: (id: string | undefined) => {
       if (this.conversationList) this.conversationList = { ...this.conversationList, renaming: id };
+      this.#focusAfterUpdate(id ? '.rename-form input' : '.open-conversation');
     },
     saveName: (id: string, title: string) => {
       this.#connection.send({ type: 'rename_session', sessionId: id, title });
@@ -611,8 +631,9 @@ export class AalisChat extends LitElement {
       if (!list) return;
       // Asked twice: the first press turns the button into "Delete?".
       if (list.confirming !== id) return void (this.conversationList = { ...list, confirming: id });
-      this.#connection.send({ type: 'delete_session', sessionId: id });
-      if (id === this.view.sessionId) this.newSession();
+      // The open one is left once the server's list no longer has it (#receive), not before.
+      if (this.#connection.send({ type: 'delete_session', sessionId: id })) this.#deleting = id;
+      this.#focusAfterUpdate('.conversations-head button');
     },
   };
 
@@ -767,7 +788,10 @@ export class AalisChat extends LitElement {
                   this.#renderMessage(message, last && message === answer),
                   // Right under the question it edits.
                   last && message === question
-                    ? renderEditButton(this.strings, () => (this.editing = message.id))
+                    ? renderEditButton(this.strings, () => {
+                        this.editing = message.id;
+                        this.#focusAfterUpdate('.edit-form textarea');
+                      })
                     : nothing,
                 ],
           ),
@@ -790,12 +814,16 @@ export class AalisChat extends LitElement {
         this.notice = this.strings.notSent;
         return;
       }
+      // Refused after all (busy, no longer the last question): the text comes back to the box.
+      this.#unconfirmed.set(clientMessageId, text);
       this.editing = undefined;
+      this.#focusAfterUpdate();
       this.errors = [];
       this.dispatchEvent(new AalisSendEvent(text));
     },
     cancel: () => {
       this.editing = undefined;
+      this.#focusAfterUpdate();
     },
   };
 
@@ -836,9 +864,11 @@ export class AalisChat extends LitElement {
       if (text.trim() && rating && !this.feedback(message.id, rating, text)) return;
       this.commenting = undefined;
       this.announcement = this.strings.feedbackThanks;
+      this.#focusAfterUpdate();
     },
     closeComment: () => {
       this.commenting = undefined;
+      this.#focusAfterUpdate();
     },
     regenerate: (message) => {
       const clientMessageId = `c-${Math.random().toString(36).slice(2, 10)}`;
@@ -847,6 +877,7 @@ export class AalisChat extends LitElement {
         return;
       }
       this.errors = [];
+      this.#focusAfterUpdate();
     },
   };
 

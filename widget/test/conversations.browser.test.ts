@@ -96,6 +96,29 @@ describe('the conversation list', () => {
     expect(socket.sent.at(-1)).to.deep.equal({ type: 'delete_session', sessionId: 's-b' });
   });
 
+  it('deleting the open conversation leaves it only once the server has deleted it', async () => {
+    const { el, shadow, frames, socket } = await visitorMount();
+    shadow.querySelector<HTMLButtonElement>('.conversations-button')!.click();
+    await frames(sessions([[SESSION, 'Open one', 1]]));
+    const remove = () => shadow.querySelector<HTMLButtonElement>('.action.delete')!;
+    remove().click();
+    await el.updateComplete;
+    remove().click();
+    expect(socket.sent.at(-1)).to.deep.equal({ type: 'delete_session', sessionId: SESSION });
+    const sent = socket.sent.length;
+    // Refused (it is answering): nothing changes here.
+    await frames({ type: 'error', code: 'busy', message: 'answering' }, sessions([[SESSION, 'Open one', 1]]));
+    expect(socket.sent.length).to.equal(sent);
+    remove().click();
+    await el.updateComplete;
+    remove().click();
+    await frames(sessions([]));
+    // Gone: a new conversation is asked for.
+    const hello = socket.sent.at(-1)!;
+    expect(hello).to.include({ type: 'hello' });
+    expect(hello).not.to.have.property('sessionId');
+  });
+
   it('New conversation starts one: the list closes and a hello without a session id goes out', async () => {
     const { el, shadow, frames, socket } = await visitorMount();
     shadow.querySelector<HTMLButtonElement>('.conversations-button')!.click();

@@ -73,6 +73,23 @@ describe('launcher mode', () => {
     expect(events).to.deep.equal(['open', 'close']);
   });
 
+  it('Escape in a form inside the panel closes the form, not the panel', async () => {
+    const { el, shadow, frames } = await mount({ mode: 'launcher' });
+    el.open();
+    await frames(userMessage('Q'), answer('a1', 'A'));
+    shadow.querySelector<HTMLButtonElement>('.action.edit')!.click();
+    await el.updateComplete;
+    await el.updateComplete;
+    expect(active(shadow)).to.equal(shadow.querySelector('.edit-form textarea'));
+    await sendKeys({ press: 'Escape' });
+    await el.updateComplete;
+    expect(shadow.querySelector('.edit-form')).to.equal(null);
+    expect(el.isOpen).to.equal(true);
+    // The focus stays in the panel, in the text box, where the next Escape closes it.
+    await el.updateComplete;
+    expect(active(shadow)!.tagName).to.equal('TEXTAREA');
+  });
+
   it('the close button and the methods open(), close(), toggle()', async () => {
     const { el, shadow } = await mount({ mode: 'launcher' });
     el.open();

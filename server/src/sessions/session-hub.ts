@@ -534,17 +534,28 @@ export class SessionHub {
     const { store } = this.#options;
     try {
       if (change && 'rename' in change) {
-        const { sessionId, title } = change.rename;
-        if (!(await store.renameSession(owner, sessionId, title.replace(/\s+/g, ' ').trim())))
+        const { sessionId } = change.rename;
+        const title = change.rename.title.replace(/\s+/g, ' ').trim();
+        if (!title) return refuse(ErrorCode.BadFrame, 'rename_session: a name needs a word');
+        if (!(await store.renameSession(owner, sessionId, title)))
           return refuse(ErrorCode.BadFrame, 'rename_session: no such conversation of yours');
       } else if (change) {
         const session = this.#sessions.get(change.remove);
-        const answering = session && (session.turn || session.claiming || this.#remoteTurn(session));
-        if (answering || !(await store.deleteSession(owner, change.remove))) {
-          return answering
-            ? refuse(ErrorCode.Busy, 'delete_session: the conversation is answering; stop it first')
-            : refuse(ErrorCode.BadFrame, 'delete_session: no such conversation of yours, or it is answering');
+        if (session && (session.turn || session.claiming || this.#remoteTurn(session)))
+          return refuse(ErrorCode.Busy, 'delete_session: the conversation is answering; stop it first');
+        // Claimed while it goes: no send of this instance starts a turn in it meanwhile.
+        if (session) session.claiming = true;
+        let deleted: boolean;
+        try {
+          deleted = await store.deleteSession(owner, change.remove);
+        } finally {
+          if (session) session.claiming = false;
         }
+        if (!deleted)
+          return refuse(
+            ErrorCode.BadFrame,
+            'delete_session: no such conversation of yours, or it is answering',
+          );
       }
       this.#deliver(peer, { type: 'sessions', sessions: await store.listSessions(owner, limit) });
     } catch (error) {

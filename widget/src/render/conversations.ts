@@ -6,6 +6,7 @@
 import { html, type TemplateResult } from 'lit';
 import type { SessionSummary } from '@aalis/protocol/client';
 import type { Strings } from '../i18n/strings.js';
+import { onEscape } from './escape.js';
 import { closeIcon, editIcon } from './icons.js';
 
 export interface ConversationsState {
@@ -87,11 +88,7 @@ function renameForm(session: SessionSummary, strings: Strings, on: ConversationH
     const input = (event.currentTarget as HTMLFormElement).elements.namedItem('title') as HTMLInputElement;
     if (input.value.trim()) on.saveName(session.id, input.value.trim());
   };
-  return html`<form
-    class="rename-form"
-    @submit=${submit}
-    @keydown=${(event: KeyboardEvent) => event.key === 'Escape' && on.rename(undefined)}
-  >
+  return html`<form class="rename-form" @submit=${submit} @keydown=${onEscape(() => on.rename(undefined))}>
     <input name="title" maxlength="120" aria-label=${strings.rename(session.title)} .value=${session.title} />
     <button type="submit">${strings.save}</button>
   </form>`;

@@ -6,6 +6,7 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import type { ChatMessage } from '@aalis/protocol/client';
 import type { Strings } from '../i18n/strings.js';
+import { onEscape } from './escape.js';
 import { copyIcon, regenerateIcon, thumbDownIcon, thumbUpIcon } from './icons.js';
 
 export interface ActionsState {
@@ -84,7 +85,7 @@ function renderCommentForm(message: ChatMessage, strings: Strings, on: ActionHan
     class="feedback-form"
     part="feedback-form"
     @submit=${submit}
-    @keydown=${(event: KeyboardEvent) => event.key === 'Escape' && on.closeComment()}
+    @keydown=${onEscape(on.closeComment)}
   >
     <input
       name="comment"

@@ -6,6 +6,7 @@
 import { html, type TemplateResult } from 'lit';
 import type { ChatMessage } from '@aalis/protocol/client';
 import type { Strings } from '../i18n/strings.js';
+import { onEscape } from './escape.js';
 import { editIcon } from './icons.js';
 
 export function renderSwitcher(
@@ -64,12 +65,7 @@ export function renderEditForm(
     const field = (event.currentTarget as HTMLFormElement).elements.namedItem('text') as HTMLTextAreaElement;
     if (field.value.trim()) on.save(field.value.trim());
   };
-  return html`<form
-    class="edit-form"
-    part="edit-form"
-    @submit=${submit}
-    @keydown=${(event: KeyboardEvent) => event.key === 'Escape' && on.cancel()}
-  >
+  return html`<form class="edit-form" part="edit-form" @submit=${submit} @keydown=${onEscape(on.cancel)}>
     <textarea name="text" rows="3" aria-label=${strings.edit} .value=${text}></textarea>
     <div class="edit-buttons">
       <button type="button" class="edit-cancel" @click=${on.cancel}>${strings.cancel}</button>
