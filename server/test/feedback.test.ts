@@ -47,10 +47,13 @@ test('every tab sees it, the metrics count it, and it is in the history after a 
   // Both tabs' views hold it on the answer, as the history will.
   expect(b.view.messages.at(-1)!.feedback).toEqual({ rating: 'down', comment: 'It is 13:00 there.' });
 
-  // Changed to up: the latest verdict stands.
-  const from = a.frames.length;
-  a.send({ type: 'feedback', messageId: answer.id, rating: 'up' });
-  await a.next((f) => f.type === 'feedback', { from });
+  // Changed to up: the latest verdict stands. A comment on it, or the same thumb again, is
+  // kept and told but is no new verdict: the metrics count verdicts.
+  for (const more of [{}, { comment: 'actually fine' }, {}]) {
+    const from = a.frames.length;
+    a.send({ type: 'feedback', messageId: answer.id, rating: 'up', ...more });
+    await a.next((f) => f.type === 'feedback', { from });
+  }
 
   const metrics = (await server.app.inject({ method: 'GET', url: '/metrics' })).body;
   expect(metrics).toMatch(/^aalis_feedback_total\{rating="down"\} 1$/m);

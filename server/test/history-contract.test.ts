@@ -195,10 +195,10 @@ describe.each(backends.map((backend) => [backend.name, backend] as const))(
         await store.endTurn('s', answer('a0'), 'u0');
         await store.beginTurn('t', text('v0'), 20);
         await store.endTurn('t', answer('b0'), 'v0');
-        expect(await store.setFeedback('s', 'a0', { rating: 'up' })).toBe(true);
+        expect(await store.setFeedback('s', 'a0', { rating: 'up' })).toEqual({ before: undefined });
         expect(
           await store.setFeedback('s', 'a0', { rating: 'down', comment: 'wrong "order" \\ date ✅' }),
-        ).toBe(true);
+        ).toEqual({ before: { rating: 'up' } });
         // Not a question, not another session's answer, not an answer that does not exist.
         expect(await store.setFeedback('s', 'u0', { rating: 'up' })).toBe(false);
         expect(await store.setFeedback('s', 'b0', { rating: 'up' })).toBe(false);
@@ -217,7 +217,7 @@ describe.each(backends.map((backend) => [backend.name, backend] as const))(
         const odd: ChatMessage = { ...answer('a0'), parts: [{ type: 'text', text: 'nul \u0000 end' }] };
         await store.beginTurn('s', text('u0'), 10);
         await store.endTurn('s', odd, 'u0');
-        expect(await store.setFeedback('s', 'a0', { rating: 'up' })).toBe(true);
+        expect(await store.setFeedback('s', 'a0', { rating: 'up' })).toEqual({ before: undefined });
         expect((await store.page('s', { limit: 10 })).messages[1]).toEqual({
           ...odd,
           feedback: { rating: 'up' },

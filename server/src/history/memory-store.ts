@@ -8,6 +8,7 @@ import type { ChatMessage, Feedback } from '@aalis/protocol';
 import {
   interruptedTurnMessage,
   titleFrom,
+  type FeedbackKept,
   type HistoryPage,
   type HistoryStore,
   type SessionSummary,
@@ -107,12 +108,13 @@ export class MemoryHistoryStore implements HistoryStore {
     return this.#sessions.delete(sessionId);
   }
 
-  async setFeedback(sessionId: string, messageId: string, feedback: Feedback): Promise<boolean> {
+  async setFeedback(sessionId: string, messageId: string, feedback: Feedback): Promise<FeedbackKept | false> {
     const messages = this.#sessions.get(sessionId)?.messages ?? [];
     const at = messages.findIndex((m) => m.id === messageId && m.role === 'assistant');
     if (at < 0) return false;
+    const before = messages[at]!.feedback;
     messages[at] = { ...messages[at]!, feedback };
-    return true;
+    return { before };
   }
 
   async grantTool(sessionId: string, toolName: string): Promise<void> {

@@ -12,6 +12,7 @@ import { applyMigrations } from './postgres-migrations.js';
 import {
   interruptedTurnMessage,
   summaryOf,
+  type FeedbackKept,
   type HistoryPage,
   type HistoryStore,
   type SessionRow,
@@ -242,7 +243,7 @@ export class PostgresHistoryStore implements HistoryStore {
     });
   }
 
-  async setFeedback(sessionId: string, messageId: string, feedback: Feedback): Promise<boolean> {
+  async setFeedback(sessionId: string, messageId: string, feedback: Feedback): Promise<FeedbackKept | false> {
     // Read, changed and written back in one transaction, the row locked meanwhile: the body
     // is JSON text that may hold what JSONB refuses (a NUL), so it is not cast to JSONB.
     return inTransaction(this.#pool, async (client) => {
@@ -257,7 +258,7 @@ export class PostgresHistoryStore implements HistoryStore {
         messageId,
         JSON.stringify({ ...message, feedback }),
       ]);
-      return true;
+      return { before: message.feedback };
     });
   }
 

@@ -12,6 +12,7 @@ import type { ChatMessage, Feedback } from '@aalis/protocol';
 import {
   interruptedTurnMessage,
   summaryOf,
+  type FeedbackKept,
   type HistoryPage,
   type HistoryStore,
   type SessionRow,
@@ -123,10 +124,13 @@ export class SqliteHistoryStore implements HistoryStore {
       deleteGrants: db.prepare('DELETE FROM tool_grants WHERE session_id = ?'),
       deleteMessages: db.prepare('DELETE FROM messages WHERE session_id = ?'),
       deleteSession: db.prepare('DELETE FROM sessions WHERE id = ?'),
-      // In the stored body, in one statement: only an answer of that session.
+      // In the stored body: only an answer of that session (the verdict before is read first).
+      feedbackOf: db.prepare(
+        `SELECT json_extract(body, '$.feedback') FROM messages
+          WHERE session_id = ? AND id = ? AND json_extract(body, '$.role') = 'assistant'`,
+      ),
       setFeedback: db.prepare(
-        `UPDATE messages SET body = json_set(body, '$.feedback', json(?))
-         WHERE session_id = ? AND id = ? AND json_extract(body, '$.role') = 'assistant'`,
+        `UPDATE messages SET body = json_set(body, '$.feedback', json(?)) WHERE session_id = ? AND id = ?`,
       ),
       toolStarting: db.prepare(
         // Only while the turn is the one marked running: a turn another instance ended
@@ -244,8 +248,14 @@ export class SqliteHistoryStore implements HistoryStore {
     })();
   }
 
-  async setFeedback(sessionId: string, messageId: string, feedback: Feedback): Promise<boolean> {
-    return this.#statements.setFeedback.run(JSON.stringify(feedback), sessionId, messageId).changes === 1;
+  async setFeedback(sessionId: string, messageId: string, feedback: Feedback): Promise<FeedbackKept | false> {
+    const statements = this.#statements;
+    return this.#db.transaction((): FeedbackKept | false => {
+      const row = statements.feedbackOf.raw().get(sessionId, messageId) as [string | null] | undefined;
+      if (!row) return false;
+      statements.setFeedback.run(JSON.stringify(feedback), sessionId, messageId);
+      return { before: row[0] === null ? undefined : (JSON.parse(row[0]) as Feedback) };
+    })();
   }
 
   async toolStarting(execution: ToolExecutionStart): Promise<boolean> {

@@ -51,9 +51,10 @@ export interface HistoryStore {
   grantTool(sessionId: string, toolName: string): Promise<void>;
   /**
    * Keeps a visitor's verdict with the answer `messageId` of the session, replacing the
-   * one before; false, keeping nothing, when the session has no such answer.
+   * one before, which it returns (`before`, undefined for none); false, keeping nothing,
+   * when the session has no such answer.
    */
-  setFeedback(sessionId: string, messageId: string, feedback: Feedback): Promise<boolean>;
+  setFeedback(sessionId: string, messageId: string, feedback: Feedback): Promise<FeedbackKept | false>;
   /** The sessions `owner` owns, most recently active first: a visitor's conversation list. */
   listSessions(owner: string, limit: number): Promise<SessionSummary[]>;
   /** Names a session `owner` owns; false, changing nothing, when it owns no such session. */
@@ -85,6 +86,11 @@ export interface HistoryStore {
    */
   recoverInterruptedTurns(stillRunning?: (sessionId: string) => Promise<boolean>): Promise<number>;
   close(): Promise<void>;
+}
+
+/** A verdict kept, and the one it replaced: a comment on the same rating is no new verdict. */
+export interface FeedbackKept {
+  before: Feedback | undefined;
 }
 
 /** A session as a conversation list shows it. */

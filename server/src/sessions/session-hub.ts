@@ -491,7 +491,7 @@ export class SessionHub {
     const feedback: Feedback = comment ? { rating: frame.rating, comment } : { rating: frame.rating };
     const refuse = (code: string, message: string, errorId?: string) =>
       this.#deliver(peer, { type: 'error', code, message, ...(errorId === undefined ? {} : { errorId }) });
-    let kept: boolean;
+    let kept: Awaited<ReturnType<HistoryStore['setFeedback']>>;
     try {
       kept = await this.#options.store.setFeedback(sessionId, frame.messageId, feedback);
     } catch (error) {
@@ -502,7 +502,8 @@ export class SessionHub {
       );
     }
     if (!kept) return refuse(ErrorCode.BadFrame, 'feedback: this conversation has no such answer');
-    this.#options.onFeedback(feedback.rating);
+    // A new verdict is counted; a comment on the same one, or the same thumb again, is not.
+    if (kept.before?.rating !== feedback.rating) this.#options.onFeedback(feedback.rating);
     const told: ServerFrame = { type: 'feedback', sessionId, messageId: frame.messageId, ...feedback };
     const text = JSON.stringify(told);
     const session = this.#sessions.get(sessionId);
