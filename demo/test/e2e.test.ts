@@ -209,11 +209,12 @@ describe('a page on another origin', () => {
       const page = await e2e.page(site.url);
       await ask(page, 'hi');
       await turnEnded(page);
+      // Markdown: the script loaded its markdown part from its own server, across origins
+      // (until it has come, the text shows as written).
+      await page.locator('aalis-chat .bubble.assistant[data-id] table').waitFor();
       expect(await page.locator('aalis-chat .bubble.assistant[data-id]').innerText()).toContain(
         'Hello from across origins.',
       );
-      // Markdown: the script loaded its markdown part from its own server, across origins.
-      await page.locator('aalis-chat .bubble.assistant[data-id] table').waitFor();
       expect(await page.locator('aalis-chat .bubble.assistant[data-id] strong').innerText()).toBe(
         'from across',
       );
