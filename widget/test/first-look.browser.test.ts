@@ -163,8 +163,13 @@ describe('the first look', () => {
     const { el, shadow } = await mount();
     el.setAttribute('placeholder', 'Ask about your order…');
     el.setAttribute('chat-title', 'Lumen & Oak');
+    el.setAttribute('mode', 'launcher');
     await el.updateComplete;
+    // Shown where they are used: the title names the launcher's button and its panel.
+    expect(shadow.querySelector('.launcher')!.getAttribute('aria-label')).to.equal('Lumen & Oak');
+    el.open();
+    await el.updateComplete;
+    expect(shadow.querySelector('.panel h2')!.textContent).to.equal('Lumen & Oak');
     expect(shadow.querySelector('textarea')!.placeholder).to.equal('Ask about your order…');
-    expect(el.chatTitle).to.equal('Lumen & Oak');
   });
 });
