@@ -14,7 +14,16 @@ export const HelloFrameSchema = v.object({
 
 export const SendFrameSchema = v.object({
   type: v.literal('send'),
-  text: v.pipe(v.string(), v.minLength(1), v.maxLength(Limits.messageText)),
+  /** The question; empty only with `images` (the server refuses an empty send without). */
+  text: v.pipe(v.string(), v.maxLength(Limits.messageText)),
+  /** Uploaded images (`POST /images`) of this session to ask about, by id, in order. */
+  images: v.optional(
+    v.pipe(
+      v.array(v.pipe(v.string(), v.maxLength(Limits.imageId))),
+      v.minLength(1),
+      v.maxLength(Limits.imagesPerMessage),
+    ),
+  ),
   /** Lets the sender match the `user_message` echo to what it typed. */
   clientMessageId: v.optional(v.pipe(v.string(), v.maxLength(Limits.clientMessageId))),
 });

@@ -17,6 +17,7 @@ export {
 } from './reducer.js';
 export { clockOffset, elapsedSince, toServerTime } from './clock.js';
 export { latestVersions, versionGroups, type Exchange } from './versions.js';
+export { IMAGE_SIGNATURE_BYTES, imageTypeOf } from './image-type.js';
 export type * from './shapes.js';
 export type * from './client-frames.js';
 export type * from './server-frames.js';

@@ -62,6 +62,11 @@ export const ErrorCode = {
   QuotaExceeded: 'quota_exceeded',
   /** A refused `send`: the server's daily tokens or its concurrent turns are used up; `retryInMs` when known. */
   Overloaded: 'overloaded',
+  /**
+   * A refused `send` with images: the model cannot read images (the server offers no
+   * `uploads`), or an image is not one of the session's uploads.
+   */
+  ImagesUnsupported: 'images_unsupported',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -89,4 +94,8 @@ export const Limits = {
   sessionTitle: 120,
   /** Most conversations one `sessions` frame lists. */
   sessionList: 100,
+  /** Most images one `send` names (a server's `uploads.maxCount` is at most this). */
+  imagesPerMessage: 16,
+  /** An uploaded image's id (`img_` and 22 characters). */
+  imageId: 64,
 } as const;

@@ -7,3 +7,4 @@ export * from './decode.js';
 export * from './reducer.js';
 export * from './clock.js';
 export * from './versions.js';
+export * from './image-type.js';

@@ -25,6 +25,7 @@ const named = {
   MessageError: shapes.MessageErrorSchema,
   Feedback: shapes.FeedbackSchema,
   SessionSummary: shapes.SessionSummarySchema,
+  ImageRef: shapes.ImageRefSchema,
   ChatMessage: shapes.ChatMessageSchema,
   TurnStatusEntry: shapes.TurnStatusEntrySchema,
 };

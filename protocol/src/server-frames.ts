@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import {
   ChatMessageSchema,
   FeedbackSchema,
+  ImageMimeTypeSchema,
   SessionSummarySchema,
   CountSchema,
   PartSchema,
@@ -16,6 +17,23 @@ import {
   TurnStatusSchema,
   UsageSchema,
 } from './shapes.js';
+
+/**
+ * How a client uploads images for its session: `POST /images` on the server with the
+ * image's bytes as the body and `ticket` as `Authorization: Bearer <ticket>`. The ticket
+ * is this session's alone; after `expiresAt` (server clock) a new `hello` gives another.
+ */
+export const UploadsSchema = v.object({
+  ticket: v.string(),
+  expiresAt: TimestampSchema,
+  /** Largest image accepted, in bytes. */
+  maxBytes: CountSchema,
+  /** Most images one `send` may name. */
+  maxCount: CountSchema,
+  /** The types accepted, by their content. */
+  types: v.array(ImageMimeTypeSchema),
+});
+export type Uploads = v.InferOutput<typeof UploadsSchema>;
 
 /** Answer to `hello`: the session and its history. */
 export const ReadyFrameSchema = v.object({
@@ -36,6 +54,8 @@ export const ReadyFrameSchema = v.object({
   welcome: v.optional(v.string()),
   /** Prompts a visitor can send with one click while the conversation is empty. */
   starters: v.optional(v.array(v.string())),
+  /** Present when the model reads images: how this connection attaches them. */
+  uploads: v.optional(UploadsSchema),
 });
 
 /** Older messages, answering a client's `history` frame; they go before those it has. */

@@ -196,6 +196,24 @@ export const SessionSummarySchema = v.object({
 });
 export type SessionSummary = v.InferOutput<typeof SessionSummarySchema>;
 
+/** The image types a visitor may attach, by what their bytes say (image-type.ts), never by name. */
+export const ImageMimeTypeSchema = v.picklist(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
+export type ImageMimeType = v.InferOutput<typeof ImageMimeTypeSchema>;
+
+/**
+ * An image a visitor attached to a question: uploaded over HTTP first (`POST /images`),
+ * then named by `id` in `send`. Its bytes are at `GET /images/<id>` on the server.
+ */
+export const ImageRefSchema = v.object({
+  id: v.string(),
+  mimeType: ImageMimeTypeSchema,
+  width: CountSchema,
+  height: CountSchema,
+  /** Its size in bytes. */
+  bytes: CountSchema,
+});
+export type ImageRef = v.InferOutput<typeof ImageRefSchema>;
+
 export const ChatMessageSchema = v.object({
   id: v.string(),
   role: v.picklist(['user', 'assistant']),
@@ -213,6 +231,8 @@ export const ChatMessageSchema = v.object({
    * Its exchange (the question and its answer) is an earlier version of this one.
    */
   replaces: v.optional(v.string()),
+  /** User messages: the images attached to the question, in the order attached. */
+  images: v.optional(v.array(ImageRefSchema)),
 });
 export type ChatMessage = v.InferOutput<typeof ChatMessageSchema>;
 

@@ -44,6 +44,21 @@ const message: fc.Arbitrary<ChatMessage> = fc.record(
       { requiredKeys: ['code', 'message'] },
     ),
     usage,
+    feedback: fc.record(
+      { rating: fc.constantFrom('up' as const, 'down' as const), comment: fc.string() },
+      { requiredKeys: ['rating'] },
+    ),
+    replaces: id,
+    images: fc.array(
+      fc.record({
+        id,
+        mimeType: fc.constantFrom('image/png' as const, 'image/jpeg' as const, 'image/webp' as const, 'image/gif' as const),
+        width: count,
+        height: count,
+        bytes: count,
+      }),
+      { maxLength: 3 },
+    ),
   },
   { requiredKeys: ['id', 'role', 'parts', 'createdAt'] },
 );
@@ -85,6 +100,15 @@ export const serverFrame: fc.Arbitrary<ServerFrame> = fc.oneof(
       resumed: fc.boolean(),
       hasMore: fc.boolean(),
       anonymousKey: fc.string(),
+      welcome: fc.string(),
+      starters: fc.array(fc.string(), { maxLength: 3 }),
+      uploads: fc.record({
+        ticket: fc.string(),
+        expiresAt: time,
+        maxBytes: count,
+        maxCount: count,
+        types: fc.subarray(['image/png' as const, 'image/jpeg' as const, 'image/webp' as const, 'image/gif' as const]),
+      }),
     },
     { requiredKeys: ['type', 'sessionId', 'serverTime', 'messages', 'resumed', 'hasMore'] },
   ),

@@ -43,7 +43,12 @@ describe('client frames', () => {
       'send.text: expected string, received number',
       'text',
     ],
-    ['an empty message', '{"type":"send","text":""}', 'send.text: expected >=1, received 0', 'text'],
+    [
+      'an empty list of images',
+      '{"type":"send","text":"","images":[]}',
+      'send.images: expected >=1, received 0',
+      'images',
+    ],
   ])('%s is a bad_frame naming the field and the reason', (_, text, message, field) => {
     expect(errorOf(decodeClientFrame(text))).toEqual({
       code: 'bad_frame',

@@ -3,6 +3,7 @@ import type {
   ChatMessage,
   ErrorFrame,
   FeedbackStoredFrame,
+  ImageRef,
   MessageFrame,
   ReadyFrame,
   StreamFrame,
@@ -23,10 +24,16 @@ export const ready = (messages: ChatMessage[] = [], sessionId = SESSION): ReadyF
   resumed: messages.length > 0,
 });
 
-export const userMessage = (id: string, text: string): UserMessageFrame => ({
+export const userMessage = (id: string, text: string, images?: ImageRef[]): UserMessageFrame => ({
   type: 'user_message',
   sessionId: SESSION,
-  message: { id, role: 'user', parts: [{ type: 'text', text }], createdAt: 1_000 },
+  message: {
+    id,
+    role: 'user',
+    parts: [{ type: 'text', text }],
+    createdAt: 1_000,
+    ...(images ? { images } : {}),
+  },
 });
 
 export const stream = (

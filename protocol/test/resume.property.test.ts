@@ -37,6 +37,25 @@ const usageArb = fc.tuple(fc.nat(50), fc.nat(50)).map(([p, c]) => usage(p, c));
 
 const frameArb: fc.Arbitrary<ViewFrame> = fc.oneof(
   { weight: 2, arbitrary: fc.uuid().map((id) => userMessage(id, 'question')) },
+  {
+    // A question with images attached.
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.uuid(), fc.array(fc.tuple(fc.uuid(), fc.nat(4000), fc.nat(4000)), { minLength: 1, maxLength: 3 }))
+      .map(([id, images]) =>
+        userMessage(
+          id,
+          '',
+          images.map(([imageId, width, height]) => ({
+            id: imageId,
+            mimeType: 'image/png' as const,
+            width,
+            height,
+            bytes: width + height,
+          })),
+        ),
+      ),
+  },
   { weight: 4, arbitrary: delta.map(text) },
   { weight: 3, arbitrary: delta.map(reasoning) },
   { weight: 8, arbitrary: fc.tuple(index, toolName, fc.nat(5000)).map(([i, n, c]) => progress(i, n, c)) },

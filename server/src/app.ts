@@ -105,6 +105,12 @@ export async function createAalisServer(
     tools: selectedBuiltinTools(config.builtinTools),
     approval: config.approval,
     mcpServers: config.mcpServers,
+    // Upload tickets are signed like anonymous visitor keys: with the secret, else the
+    // data directory's key, so that they outlive a restart.
+    images: {
+      ...config.images,
+      keys: { secret: config.auth?.secret, dataDir: config.auth?.dataDir ?? config.dataDir },
+    },
     ...extra,
     sessions: {
       maxToolArgumentChars: config.maxToolArgumentChars,

@@ -8,6 +8,7 @@ import type { ConfigFile, ConfigFileSettings, ProviderSettings } from './config-
 import { AUTH_VARIABLES } from './identity/auth-config.js';
 import { BUDGET_VARIABLES } from './budgets/budget-config.js';
 import { IP_LIMIT_VARIABLES, TRUST_PROXY_VARIABLE } from './transport/ip-limits.js';
+import { IMAGE_VARIABLES, VISION_VARIABLE } from './images/image-config.js';
 import type { ProviderName } from './providers/from-env.js';
 
 type Env = Record<string, string | undefined>;
@@ -97,6 +98,10 @@ export function overriddenByEnvironment(env: Env, file: ConfigFile): string[] {
       ([, variable]) => variable,
     ),
     ...(file.settings.ipLimits?.trustProxy !== undefined ? [TRUST_PROXY_VARIABLE] : []),
+    ...IMAGE_VARIABLES.filter(([key]) => file.settings.images?.[key] !== undefined).map(
+      ([, variable]) => variable,
+    ),
+    ...(file.settings.images?.vision !== undefined ? [VISION_VARIABLE] : []),
   ];
   return made.filter((variable) => isSet(env, variable));
 }

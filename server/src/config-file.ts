@@ -11,6 +11,7 @@ import { ConfigError } from './config-values.js';
 import type { AuthSettings } from './identity/auth-config.js';
 import type { BudgetSettings } from './budgets/budget-config.js';
 import type { IpLimitSettings } from './transport/ip-limits.js';
+import type { ImageFileSettings } from './images/image-config.js';
 import { parseJson } from './config-file-json.js';
 import { atPath } from './config-file-path.js';
 import { schemaProblem } from './config-file-schema.js';
@@ -63,6 +64,8 @@ export interface ConfigFileSettings {
   welcome?: string;
   /** Prompts a visitor sends with one click while the conversation is empty. */
   starters?: string[];
+  /** Images visitors may attach: each key stands for `AALIS_VISION` or an `AALIS_IMAGE_*` variable. */
+  images?: ImageFileSettings;
   builtinTools?: string[];
   mcpServers?: McpServersConfig;
   approval?: Record<string, ApprovalPolicy>;

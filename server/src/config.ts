@@ -19,6 +19,8 @@ import { limitsFrom, wholeNumber } from './config-values.js';
 import { MIN_SECRET_BYTES, loadAuthConfig, type AuthConfig } from './identity/auth-config.js';
 import { BUDGET_VARIABLES, loadBudgetConfig, type BudgetLimits } from './budgets/budget-config.js';
 import { DEFAULT_MAX_TOOL_ARGUMENT_CHARS } from './sessions/limits.js';
+import { IMAGE_VARIABLES, VISION_VARIABLE, loadImageConfig, type ImageConfig } from './images/image-config.js';
+import { DEFAULT_IMAGE_SETTINGS } from './images/image-settings.js';
 import { builtinTools } from './tools/builtin/index.js';
 import type { McpServersConfig } from './tools/mcp/config.js';
 import { listenHostEntry, parseHost } from './transport/host-guard.js';
@@ -82,6 +84,8 @@ export interface ServerConfig {
   systemPrompt?: string;
   /** The configuration file's greeting: `welcome` and `starters`, sent to every tab in `ready`. */
   greeting: Greeting;
+  /** Images visitors may attach (`AALIS_VISION`, `AALIS_IMAGE_*`, the file's `images`). */
+  images: ImageConfig;
   /**
    * The built-in tools offered, by name: the file's `builtinTools`, else all of them with
    * the demo model and none with a real provider (their data is made up).
@@ -206,6 +210,16 @@ export const ENVIRONMENT: Array<[name: string, fallback: string, meaning: string
     '',
     'comma-separated proxy IPs (loopback for 127.0.0.0/8 and ::1) whose X-Forwarded-For names the client IP',
   ],
+  [
+    VISION_VARIABLE,
+    'on for openai, openai-responses, anthropic, demo; off for deepseek, ollama',
+    'on: the model reads images, and visitors may attach them | off: no attachments',
+  ],
+  ...IMAGE_VARIABLES.map(([key, name, , meaning]): [string, string, string] => [
+    name,
+    String(DEFAULT_IMAGE_SETTINGS[key]),
+    meaning,
+  ]),
   ['LOG_LEVEL', 'info', 'fatal | error | warn | info | debug | trace | silent'],
 ];
 
@@ -290,6 +304,7 @@ export function loadConfig(env: Env, file?: ConfigFile): ServerConfig {
       ...(settings.welcome ? { welcome: settings.welcome } : {}),
       ...(settings.starters?.length ? { starters: settings.starters } : {}),
     },
+    images: loadImageConfig(env, settings.images),
     builtinTools: settings.builtinTools ?? (provider === 'demo' ? allTools : []),
     mcpServers: settings.mcpServers ?? {},
     approval: settings.approval ?? {},

@@ -281,6 +281,64 @@ describe.each(backends.map((backend) => [backend.name, backend] as const))(
       });
     });
 
+    describe('images', () => {
+      const image = (
+        id: string,
+        sessionId: string,
+        createdAt: number,
+        data = Buffer.from([0x89, 0x50, 0, 255, 1]),
+      ) => ({
+        id,
+        sessionId,
+        mimeType: 'image/png' as const,
+        width: 3,
+        height: 2,
+        bytes: data.length,
+        data,
+        createdAt,
+      });
+
+      test('come back byte for byte, counted per session, before the session has a message', async () => {
+        const store = await fresh();
+        // Every byte value survives, NUL and 0xff included.
+        const data = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+        await store.putImage(image('img_a', 's', 10, data));
+        await store.putImage(image('img_b', 's', 11));
+        await store.putImage(image('img_c', 'other', 12));
+        const back = await store.getImage('img_a');
+        expect(back).toEqual(image('img_a', 's', 10, data));
+        expect(Buffer.compare(back!.data, data)).toBe(0);
+        expect(await store.getImage('img_none')).toBeUndefined();
+        expect(await store.countImages('s')).toBe(2);
+        expect(await store.countImages('other')).toBe(1);
+        expect(await store.countImages('nobody')).toBe(0);
+      });
+
+      test("orphans (a session that never got a message) go after a while; a stored session's stay", async () => {
+        const store = await fresh();
+        await store.beginTurn('kept', text('u1'), 10, 'v1');
+        await store.putImage(image('img_kept', 'kept', 10));
+        await store.putImage(image('img_old', 'never', 10));
+        await store.putImage(image('img_new', 'never', 50));
+        expect(await store.dropOrphanImages(20)).toBe(1);
+        expect(await store.getImage('img_old')).toBeUndefined();
+        expect(await store.getImage('img_new')).toBeDefined();
+        expect(await store.getImage('img_kept')).toBeDefined();
+      });
+
+      test('go with their session when it is deleted', async () => {
+        const store = await fresh();
+        await store.beginTurn('s', text('u1'), 10, 'v1');
+        await store.endTurn('s', answer('a1'), 'u1');
+        await store.putImage(image('img_a', 's', 10));
+        await store.putImage(image('img_b', 'other', 10));
+        expect(await store.deleteSession('v1', 's')).toBe(true);
+        expect(await store.getImage('img_a')).toBeUndefined();
+        expect(await store.countImages('s')).toBe(0);
+        expect(await store.getImage('img_b')).toBeDefined();
+      });
+    });
+
     describe('ending a turn', () => {
       test('without a turn id ends whichever turn runs; with none running it stores nothing', async () => {
         const store = await fresh();

@@ -28,6 +28,7 @@ import type { ChatProvider, ModelMessage, RoundReplay } from '../providers/types
 import type { RoundRecord, StoredMessage } from './stored-message.js';
 import type { ToolRegistry } from '../tools/define-tool.js';
 import type { Workspace } from '../tools/workspace.js';
+import { loadImages, type ImageSource } from './load-images.js';
 import { toModelMessages } from './model-messages.js';
 import { DEFAULT_MAX_TOOL_RESULT_CHARS } from '../sessions/limits.js';
 import { capResult } from './cap-result.js';
@@ -93,6 +94,8 @@ export interface TurnInput {
   approvals?: ApprovalDesk;
   /** Where tool executions are recorded, so that each runs at most once (run-once.ts). */
   executions?: ToolExecutionLog;
+  /** The bytes of an image a user message names (the history's uploads); none without it. */
+  images?: ImageSource;
 }
 
 export interface TurnError {
@@ -164,6 +167,8 @@ export class Agent extends EventEmitter<AgentEvents> {
       this.#emit('turn:status', { sessionId: input.sessionId, ...status });
 
     try {
+      const context = latestVersions(input.history);
+      const images = await loadImages(context, input.images);
       for (let round = 1; round <= maxRounds; round++) {
         turn.trace.round(round);
         const messages: ModelMessage[] = [
@@ -171,7 +176,7 @@ export class Agent extends EventEmitter<AgentEvents> {
             ? [{ role: 'system' as const, content: this.#options.systemPrompt }]
             : []),
           // The conversation as it stands: the latest version of every exchange.
-          ...toModelMessages([...latestVersions(input.history), turn.message(startedAt, 'complete')]),
+          ...toModelMessages([...context, turn.message(startedAt, 'complete')], images),
         ];
         let calls: ToolCall[] = [];
         let replay: RoundReplay | undefined;

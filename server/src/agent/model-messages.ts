@@ -21,13 +21,33 @@ const UNFINISHED = 'Error: this tool call did not finish (the turn was interrupt
 const MAY_HAVE_COMPLETED =
   'Unknown outcome: the server stopped while this tool call ran, so it may have completed. It was not run again; check before calling it again.';
 
-export function toModelMessages(messages: readonly StoredMessage[]): ModelMessage[] {
+/**
+ * `images` holds the bytes of the images the user messages name, by id (the agent loads
+ * them from the history); one it lacks (deleted meanwhile) is described instead.
+ */
+export function toModelMessages(
+  messages: readonly StoredMessage[],
+  images: ReadonlyMap<string, ToolImage> = new Map(),
+): ModelMessage[] {
   const out: ModelMessage[] = [];
   for (const message of messages) {
-    if (message.role === 'user') out.push({ role: 'user', content: textOf(message.parts, 'text') });
+    if (message.role === 'user') out.push(userMessage(message, images));
     else out.push(...assistantRounds(message));
   }
   return out;
+}
+
+function userMessage(message: StoredMessage, images: ReadonlyMap<string, ToolImage>): ModelMessage {
+  const content = textOf(message.parts, 'text');
+  const refs = message.images ?? [];
+  if (!refs.length) return { role: 'user', content };
+  const found = refs.flatMap((ref) => images.get(ref.id) ?? []);
+  const missing = refs.length - found.length;
+  return {
+    role: 'user',
+    content: missing ? `${content}\n\n(${missing} attached image(s) could not be loaded.)`.trim() : content,
+    ...(found.length ? { images: found } : {}),
+  };
 }
 
 function assistantRounds({ parts, rounds = [] }: StoredMessage): ModelMessage[] {
@@ -92,7 +112,8 @@ function assistantRounds({ parts, rounds = [] }: StoredMessage): ModelMessage[] 
   return out;
 }
 
-const textOf = (parts: readonly Part[], type: 'text' | 'reasoning'): string =>
+/** The text (or the reasoning) of a message's parts, joined. */
+export const textOf = (parts: readonly Part[], type: 'text' | 'reasoning'): string =>
   parts.map((p) => (p.type === type ? p.text : '')).join('');
 
 /** Arguments that were not valid JSON are kept as the raw text the model wrote. */

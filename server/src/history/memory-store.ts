@@ -12,6 +12,7 @@ import {
   type HistoryPage,
   type HistoryStore,
   type SessionSummary,
+  type StoredImage,
   type ToolExecutionStart,
 } from './store.js';
 
@@ -31,7 +32,33 @@ interface StoredSession {
 
 export class MemoryHistoryStore implements HistoryStore {
   readonly #sessions = new Map<string, StoredSession>();
+  readonly #images = new Map<string, StoredImage>();
   #additions = 0;
+
+  async putImage(image: StoredImage): Promise<void> {
+    this.#images.set(image.id, { ...image });
+  }
+
+  async getImage(id: string): Promise<StoredImage | undefined> {
+    return this.#images.get(id);
+  }
+
+  async countImages(sessionId: string): Promise<number> {
+    let count = 0;
+    for (const image of this.#images.values()) if (image.sessionId === sessionId) count++;
+    return count;
+  }
+
+  async dropOrphanImages(before: number): Promise<number> {
+    let dropped = 0;
+    for (const [id, image] of this.#images) {
+      if (image.createdAt < before && !this.#sessions.has(image.sessionId)) {
+        this.#images.delete(id);
+        dropped++;
+      }
+    }
+    return dropped;
+  }
 
   async hasSession(sessionId: string): Promise<boolean> {
     return this.#sessions.has(sessionId);
@@ -105,6 +132,7 @@ export class MemoryHistoryStore implements HistoryStore {
   async deleteSession(owner: string, sessionId: string): Promise<boolean> {
     const session = this.#sessions.get(sessionId);
     if (session?.owner !== owner || session.running) return false;
+    for (const [id, image] of this.#images) if (image.sessionId === sessionId) this.#images.delete(id);
     return this.#sessions.delete(sessionId);
   }
 

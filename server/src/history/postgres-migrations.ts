@@ -66,6 +66,24 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX sessions_by_owner ON sessions (owner);
     `,
   },
+  {
+    version: 3,
+    name: 'images visitors attach to their questions',
+    // No reference to sessions: an image is uploaded before the question that makes the session.
+    sql: `
+      CREATE TABLE images (
+        id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        mime_type TEXT NOT NULL,
+        width INTEGER NOT NULL,
+        height INTEGER NOT NULL,
+        bytes INTEGER NOT NULL,
+        data BYTEA NOT NULL,
+        created_at BIGINT NOT NULL
+      );
+      CREATE INDEX images_by_session ON images (session_id);
+    `,
+  },
 ];
 
 /**

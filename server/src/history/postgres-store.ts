@@ -17,6 +17,7 @@ import {
   type HistoryStore,
   type SessionRow,
   type SessionSummary,
+  type StoredImage,
   type ToolExecutionStart,
 } from './store.js';
 
@@ -236,11 +237,56 @@ export class PostgresHistoryStore implements HistoryStore {
         [sessionId, owner],
       );
       if (rowCount !== 1) return false;
-      for (const table of ['tool_executions', 'tool_grants', 'messages', 'running_turns'])
+      for (const table of ['tool_executions', 'tool_grants', 'messages', 'running_turns', 'images'])
         await client.query(`DELETE FROM ${table} WHERE session_id = $1`, [sessionId]);
       await client.query('DELETE FROM sessions WHERE id = $1', [sessionId]);
       return true;
     });
+  }
+
+  async putImage(image: StoredImage): Promise<void> {
+    await this.#pool.query(
+      `INSERT INTO images (id, session_id, mime_type, width, height, bytes, data, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        image.id,
+        image.sessionId,
+        image.mimeType,
+        image.width,
+        image.height,
+        image.bytes,
+        image.data,
+        image.createdAt,
+      ],
+    );
+  }
+
+  async getImage(id: string): Promise<StoredImage | undefined> {
+    const { rows } = await this.#pool.query<Omit<StoredImage, 'createdAt'> & { createdAt: string }>(
+      `SELECT id, session_id AS "sessionId", mime_type AS "mimeType", width, height, bytes, data,
+              created_at AS "createdAt" FROM images WHERE id = $1`,
+      [id],
+    );
+    const row = rows[0];
+    // BIGINT arrives as text.
+    return row && { ...row, createdAt: Number(row.createdAt) };
+  }
+
+  async countImages(sessionId: string): Promise<number> {
+    const { rows } = await this.#pool.query<{ count: string }>(
+      'SELECT count(*) AS count FROM images WHERE session_id = $1',
+      [sessionId],
+    );
+    return Number(rows[0]!.count);
+  }
+
+  async dropOrphanImages(before: number): Promise<number> {
+    const { rowCount } = await this.#pool.query(
+      `DELETE FROM images WHERE created_at < $1
+          AND NOT EXISTS (SELECT 1 FROM sessions WHERE sessions.id = images.session_id)`,
+      [before],
+    );
+    return rowCount ?? 0;
   }
 
   async setFeedback(sessionId: string, messageId: string, feedback: Feedback): Promise<FeedbackKept | false> {

@@ -17,6 +17,7 @@ import {
   type HistoryStore,
   type SessionRow,
   type SessionSummary,
+  type StoredImage,
   type ToolExecutionStart,
 } from './store.js';
 
@@ -53,6 +54,18 @@ const SCHEMA = `
     outcome TEXT,
     PRIMARY KEY (session_id, turn_id, call_id)
   );
+  -- No reference to sessions: an image is uploaded before the question that makes the session.
+  CREATE TABLE IF NOT EXISTS images (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    mime_type TEXT NOT NULL,
+    width INTEGER NOT NULL,
+    height INTEGER NOT NULL,
+    bytes INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS images_by_session ON images (session_id);
 `;
 
 /** A running mark as stored: `turnId` is null in files from before marks carried one. */
@@ -124,6 +137,20 @@ export class SqliteHistoryStore implements HistoryStore {
       deleteGrants: db.prepare('DELETE FROM tool_grants WHERE session_id = ?'),
       deleteMessages: db.prepare('DELETE FROM messages WHERE session_id = ?'),
       deleteSession: db.prepare('DELETE FROM sessions WHERE id = ?'),
+      deleteImages: db.prepare('DELETE FROM images WHERE session_id = ?'),
+      putImage: db.prepare(
+        `INSERT INTO images (id, session_id, mime_type, width, height, bytes, data, created_at)
+         VALUES (@id, @sessionId, @mimeType, @width, @height, @bytes, @data, @createdAt)`,
+      ),
+      getImage: db.prepare(
+        `SELECT id, session_id AS sessionId, mime_type AS mimeType, width, height, bytes, data,
+                created_at AS createdAt FROM images WHERE id = ?`,
+      ),
+      countImages: db.prepare('SELECT count(*) FROM images WHERE session_id = ?').pluck(),
+      dropOrphanImages: db.prepare(
+        `DELETE FROM images WHERE created_at < ?
+            AND NOT EXISTS (SELECT 1 FROM sessions WHERE sessions.id = images.session_id)`,
+      ),
       // In the stored body: only an answer of that session (the verdict before is read first).
       feedbackOf: db.prepare(
         `SELECT json_extract(body, '$.feedback') FROM messages
@@ -242,10 +269,32 @@ export class SqliteHistoryStore implements HistoryStore {
     const statements = this.#statements;
     return this.#db.transaction(() => {
       if (!statements.deletable.get(sessionId, owner)) return false;
-      for (const table of ['deleteExecutions', 'deleteGrants', 'deleteMessages', 'deleteSession'] as const)
+      for (const table of [
+        'deleteExecutions',
+        'deleteGrants',
+        'deleteMessages',
+        'deleteImages',
+        'deleteSession',
+      ] as const)
         statements[table].run(sessionId);
       return true;
     })();
+  }
+
+  async putImage(image: StoredImage): Promise<void> {
+    this.#statements.putImage.run(image);
+  }
+
+  async getImage(id: string): Promise<StoredImage | undefined> {
+    return this.#statements.getImage.get(id) as StoredImage | undefined;
+  }
+
+  async countImages(sessionId: string): Promise<number> {
+    return this.#statements.countImages.get(sessionId) as number;
+  }
+
+  async dropOrphanImages(before: number): Promise<number> {
+    return this.#statements.dropOrphanImages.run(before).changes;
   }
 
   async setFeedback(sessionId: string, messageId: string, feedback: Feedback): Promise<FeedbackKept | false> {

@@ -8,7 +8,7 @@
  * on: the mark is never overwritten, and the history never holds a question nobody
  * answered.
  */
-import { ErrorCode, type ChatMessage, type Feedback } from '@aalis/protocol';
+import { ErrorCode, type ChatMessage, type Feedback, type ImageRef } from '@aalis/protocol';
 
 export interface HistoryPage {
   /** Oldest first. */
@@ -60,10 +60,25 @@ export interface HistoryStore {
   /** Names a session `owner` owns; false, changing nothing, when it owns no such session. */
   renameSession(owner: string, sessionId: string, title: string): Promise<boolean>;
   /**
-   * Deletes a session `owner` owns, with everything kept of it; false, deleting nothing,
+   * Deletes a session `owner` owns, with everything kept of it (its images too); false, deleting nothing,
    * when it owns no such session or a turn of it is marked running.
    */
   deleteSession(owner: string, sessionId: string): Promise<boolean>;
+  /**
+   * Keeps an image a visitor uploaded for a session, which may have no message yet (the
+   * image is uploaded before the question that names it).
+   */
+  putImage(image: StoredImage): Promise<void>;
+  /** An uploaded image, with its bytes; undefined when there is none with that id. */
+  getImage(id: string): Promise<StoredImage | undefined>;
+  /** How many images a session has had uploaded (its limit counts them). */
+  countImages(sessionId: string): Promise<number>;
+  /**
+   * Deletes the images uploaded before `before` for sessions that never got a message (a
+   * question never sent, a tab closed); returns how many went. Those of a stored session
+   * go with the session (`deleteSession`).
+   */
+  dropOrphanImages(before: number): Promise<number>;
   /**
    * Records that a tool call is about to run, before it runs. False when the call was
    * recorded before (it ran, or may have run, already), or when its turn is no longer
@@ -86,6 +101,13 @@ export interface HistoryStore {
    */
   recoverInterruptedTurns(stillRunning?: (sessionId: string) => Promise<boolean>): Promise<number>;
   close(): Promise<void>;
+}
+
+/** An uploaded image as the history keeps it: what a message shows of it, and its bytes. */
+export interface StoredImage extends ImageRef {
+  sessionId: string;
+  data: Buffer;
+  createdAt: number;
 }
 
 /** A verdict kept, and the one it replaced: a comment on the same rating is no new verdict. */

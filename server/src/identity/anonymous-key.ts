@@ -60,7 +60,8 @@ function visitorId(id: Buffer): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-function serverKeyOf({ secret, dataDir }: AnonymousKeySource): Buffer {
+/** The server key behind anonymous visitor keys (and, derived from it, upload tickets). */
+export function serverKeyOf({ secret, dataDir }: AnonymousKeySource): Buffer {
   if (secret) return createHmac('sha256', secret).update(DERIVATION_LABEL).digest();
   if (dataDir) return storedKey(dataDir);
   return randomBytes(SERVER_KEY_BYTES);

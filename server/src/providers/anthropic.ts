@@ -306,7 +306,11 @@ export function toAnthropicMessages(messages: readonly ModelMessage[]): {
         system.push(message.content);
         break;
       case 'user':
-        add('user', message.content ? [{ type: 'text', text: message.content }] : []);
+        // The images first, then the question: what Anthropic's guide advises.
+        add('user', [
+          ...(message.images ?? []).filter((image) => IMAGE_TYPES.has(image.mimeType)).map(imageBlock),
+          ...(message.content ? [{ type: 'text' as const, text: message.content }] : []),
+        ]);
         break;
       case 'tool':
         add('user', [toolResult(message)]);

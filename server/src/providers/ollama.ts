@@ -181,8 +181,14 @@ async function* ndjsonLines(body: ReadableStream<Uint8Array>, maxLineChars: numb
 function toOllamaMessage(message: ModelMessage): Record<string, unknown> {
   switch (message.role) {
     case 'system':
+      return { role: 'system', content: message.content };
     case 'user':
-      return { role: message.role, content: message.content };
+      // Ollama's own API takes a message's images as base64, beside its text.
+      return {
+        role: 'user',
+        content: message.content,
+        ...(message.images?.length ? { images: message.images.map((image) => image.data) } : {}),
+      };
     case 'tool':
       return { role: 'tool', content: message.content, tool_name: message.name };
     case 'assistant': {

@@ -258,7 +258,19 @@ export function toResponsesInput(messages: readonly ModelMessage[]): {
         instructions.push(message.content);
         break;
       case 'user':
-        input.push({ role: 'user', content: message.content });
+        input.push({
+          role: 'user',
+          content: message.images?.length
+            ? [
+                ...(message.content ? [{ type: 'input_text' as const, text: message.content }] : []),
+                ...message.images.map((image) => ({
+                  type: 'input_image' as const,
+                  image_url: `data:${image.mimeType};base64,${image.data}`,
+                  detail: 'auto' as const,
+                })),
+              ]
+            : message.content,
+        });
         break;
       case 'assistant':
         if (message.replay?.provider === OPENAI_RESPONSES) {

@@ -118,8 +118,21 @@ function toOpenAIMessage(
 ): OpenAI.ChatCompletionMessageParam {
   switch (message.role) {
     case 'system':
+      return { role: 'system', content: message.content };
     case 'user':
-      return { role: message.role, content: message.content };
+      // Images go as `image_url` parts with data URLs, after the question's text.
+      return message.images?.length
+        ? {
+            role: 'user',
+            content: [
+              ...(message.content ? [{ type: 'text' as const, text: message.content }] : []),
+              ...message.images.map((image) => ({
+                type: 'image_url' as const,
+                image_url: { url: `data:${image.mimeType};base64,${image.data}` },
+              })),
+            ],
+          }
+        : { role: 'user', content: message.content };
     case 'tool':
       return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
     case 'assistant': {

@@ -33,7 +33,12 @@ export interface ToolImage {
 /** A message of the conversation sent to the model, earlier tool calls and results included. */
 export type ModelMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
+  | {
+      role: 'user';
+      content: string;
+      /** Images the visitor attached to the question, in order (only for a model that reads images). */
+      images?: ToolImage[];
+    }
   | {
       role: 'assistant';
       content: string;

@@ -16,11 +16,14 @@ import {
   type ChatView,
   type Feedback,
   type FeedbackFrame,
+  type ImageRef,
   type ServerFrame,
+  type Uploads,
   type StreamChunkMessage,
   type Usage,
 } from '@aalis/protocol';
 import { forClients } from '../agent/stored-message.js';
+import { textOf } from '../agent/model-messages.js';
 import type { Agent, TurnError } from '../agent/agent.js';
 import { Budgets } from '../budgets/budgets.js';
 import { turnTokens } from '../budgets/turn-tokens.js';
@@ -67,6 +70,12 @@ export interface SessionHubOptions {
   historyPageSize?: number;
   /** The owner's greeting and starter prompts, sent in every `ready` (shown while a conversation is empty). */
   greeting?: Greeting;
+  /**
+   * Images visitors may attach, when the model reads them: `ready` carries the session's
+   * upload ticket (images/upload-ticket.ts), and a `send` names at most `maxCount` of the
+   * session's uploads. Without it a `send` with images is refused (`images_unsupported`).
+   */
+  images?: ImageAttachments;
   /** Stored messages the model sees as context for a new turn. */
   contextMessages?: number;
   /** Text, reasoning and tool-call arguments one turn may stream before it is stopped. */
@@ -95,6 +104,30 @@ export interface SessionHubOptions {
    */
   cluster?: SessionCluster;
 }
+
+/** What the hub needs of the image uploads (see `SessionHubOptions.images`). */
+export interface ImageAttachments {
+  maxCount: number;
+  /** `ready.uploads` for a session: a fresh ticket, and the limits. */
+  uploadsFor(sessionId: string): Uploads;
+}
+
+/** A question a turn starts from: its text, the images it names, the question it replaces. */
+interface Question {
+  text: string;
+  images?: ImageRef[];
+  replaces?: string;
+}
+
+/** Why a question cannot be asked: the `error` frame's code and words. */
+interface Refusal {
+  refused: string;
+  message: string;
+}
+/** A question's images, as a field to spread into another question. */
+const imagesField = ({ images }: ChatMessage): Pick<Question, 'images'> => (images?.length ? { images } : {});
+const badFrame = (message: string): Refusal => ({ refused: ErrorCode.BadFrame, message });
+const noImages = (message: string): Refusal => ({ refused: ErrorCode.ImagesUnsupported, message });
 
 /** A turn that ended, as `onTurnEnded` hears it. No session id: it is the key to a conversation. */
 export interface TurnSummary {
@@ -156,7 +189,8 @@ const newSessionId = (): string => randomBytes(16).toString('base64url');
 
 export class SessionHub {
   readonly #sessions = new Map<string, Session>();
-  readonly #options: Required<Omit<SessionHubOptions, 'cluster'>>;
+  readonly #options: Required<Omit<SessionHubOptions, 'cluster' | 'images'>>;
+  readonly #images: ImageAttachments | undefined;
   readonly #cluster: SessionCluster | undefined;
   /** With a cluster: the look for turns whose owner died with no tab left (#sweep). */
   readonly #sweeper: NodeJS.Timeout | undefined;
@@ -180,6 +214,7 @@ export class SessionHub {
       ...options,
     };
     this.#cluster = options.cluster;
+    this.#images = options.images;
     if (this.#cluster) {
       this.#sweeper = setInterval(() => void this.#sweep(), this.#cluster.sweepEveryMs);
       this.#sweeper.unref();
@@ -255,6 +290,7 @@ export class SessionHub {
         // A newly issued anonymous visitor key, for the client to keep.
         ...(peer.visitor?.anonymousKey ? { anonymousKey: peer.visitor.anonymousKey } : {}),
         ...greetingFields(this.#options.greeting),
+        ...(this.#images ? { uploads: this.#images.uploadsFor(sessionId) } : {}),
       });
       const resume = snapshot(session.view, serverTime);
       if (resume) this.#deliver(peer, resume);
@@ -277,8 +313,38 @@ export class SessionHub {
    * A user message: starts a turn, unless one runs (then `busy`, to this peer only). A
    * refusal echoes `clientMessageId`, so the client can give the text back to its author.
    */
-  async send(peer: Peer, sessionId: string, text: string, clientMessageId?: string): Promise<void> {
-    return this.#turnFrom(peer, sessionId, clientMessageId, async () => ({ text }));
+  async send(
+    peer: Peer,
+    sessionId: string,
+    text: string,
+    clientMessageId?: string,
+    imageIds: readonly string[] = [],
+  ): Promise<void> {
+    return this.#turnFrom(peer, sessionId, clientMessageId, async () => {
+      if (!imageIds.length) return text.trim() ? { text } : badFrame('send: the message is empty');
+      const images = await this.#attached(sessionId, imageIds);
+      return 'refused' in images ? images : { text, images };
+    });
+  }
+
+  /**
+   * The uploads a `send` names, in its order: each must be one of this session's, and no
+   * more than the limit. Any other id is refused like an unknown one, so that another
+   * session's ids cannot be probed.
+   */
+  async #attached(sessionId: string, ids: readonly string[]): Promise<ImageRef[] | Refusal> {
+    const attachments = this.#images;
+    if (!attachments) return noImages('this model cannot read images: send the message without them');
+    if (ids.length > attachments.maxCount)
+      return noImages(`at most ${attachments.maxCount} images can be sent with one message`);
+    const refs: ImageRef[] = [];
+    for (const id of new Set(ids)) {
+      const stored = await this.#options.store.getImage(id);
+      if (stored?.sessionId !== sessionId) return noImages('an image was not found: attach it again');
+      const { id: _, mimeType, width, height, bytes } = stored;
+      refs.push({ id, mimeType, width, height, bytes });
+    }
+    return refs;
   }
 
   /**
@@ -296,28 +362,28 @@ export class SessionHub {
     return this.#turnFrom(peer, sessionId, clientMessageId, async () => {
       const last = (await this.#options.store.page(sessionId, { limit: 2 })).messages;
       const question = last.findLast((m) => m.role === 'user');
-      if (!question) return 'this conversation has no question to ask again';
+      if (!question) return badFrame('this conversation has no question to ask again');
       if (request.text === undefined) {
         const answer = last.at(-1);
         if (answer?.role !== 'assistant' || answer.id !== request.messageId)
-          return 'regenerate: only the last answer can be regenerated';
-        const text = question.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
-        return { text, replaces: question.id };
+          return badFrame('regenerate: only the last answer can be regenerated');
+        return { text: textOf(question.parts, 'text'), ...imagesField(question), replaces: question.id };
       }
-      if (question.id !== request.messageId) return 'edit: only the last question can be edited';
-      return { text: request.text, replaces: question.id };
+      if (question.id !== request.messageId) return badFrame('edit: only the last question can be edited');
+      // The rewritten question keeps the images the first one was asked about.
+      return { text: request.text, ...imagesField(question), replaces: question.id };
     });
   }
 
   /**
    * Claims the session for a turn (one at a time: else `busy`), then starts it with the
-   * question `ask` gives; a string from `ask` is why it cannot be asked (`bad_frame`).
+   * question `ask` gives, or refuses with why `ask` says it cannot be asked.
    */
   async #turnFrom(
     peer: Peer,
     sessionId: string,
     clientMessageId: string | undefined,
-    ask: () => Promise<{ text: string; replaces?: string } | string>,
+    ask: () => Promise<Question | Refusal>,
   ): Promise<void> {
     const session = this.#session(sessionId);
     const refuse = (code: string, message: string, errorId?: string, more?: object) =>
@@ -348,7 +414,7 @@ export class SessionHub {
           errorId,
         );
       }
-      if (typeof question === 'string') return refuse(ErrorCode.BadFrame, question);
+      if ('refused' in question) return refuse(question.refused, question.message);
       await this.#start(session, peer, question, clientMessageId, refuse, busy);
     } finally {
       session.claiming = false;
@@ -360,7 +426,7 @@ export class SessionHub {
   async #start(
     session: Session,
     peer: Peer,
-    { text, replaces }: { text: string; replaces?: string },
+    { text, images, replaces }: Question,
     clientMessageId: string | undefined,
     refuse: (code: string, message: string, errorId?: string, more?: object) => void,
     busy: () => void,
@@ -405,6 +471,7 @@ export class SessionHub {
       parts: [{ type: 'text', text }],
       createdAt: startedAt,
       ...(replaces ? { replaces } : {}),
+      ...(images?.length ? { images } : {}),
     };
     try {
       await store.beginTurn(sessionId, userMessage, startedAt, session.owner);
@@ -605,6 +672,7 @@ export class SessionHub {
         history,
         signal: turn.controller.signal,
         workspace: workspaces.for(sessionId),
+        images: (id) => store.getImage(id),
         approvals: turn.approvals,
         executions: {
           starting: (callId, name) =>

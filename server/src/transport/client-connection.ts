@@ -247,7 +247,8 @@ export class ClientConnection implements Peer {
       });
     }
     const sessionId = this.#sessionId!;
-    if (frame.type === 'send') return this.hub.send(this, sessionId, frame.text, frame.clientMessageId);
+    if (frame.type === 'send')
+      return this.hub.send(this, sessionId, frame.text, frame.clientMessageId, frame.images);
     const text = frame.type === 'edit' ? { text: frame.text } : {};
     return this.hub.again(this, sessionId, { messageId: frame.messageId, ...text }, frame.clientMessageId);
   }

@@ -38,8 +38,16 @@ import {
 } from './security-headers.js';
 import { WIDGET_PARTS, WidgetFile, chooseEncoding, defaultWidgetFile } from './widget-file.js';
 import { forwardSocketEvents, handleSocketError } from './ws-socket.js';
+import { imageSetupOf, type ImageOptions } from '../images/attachments.js';
+import { registerImageRoutes } from '../images/image-routes.js';
+import { ORPHAN_IMAGE_MS } from '../images/image-settings.js';
 
 export interface AalisChatOptions extends ChatServicesOptions, ChatEndpointOptions {
+  /**
+   * Images visitors may attach (`POST /images`, `GET /images/<id>`): on when the model
+   * reads images (`vision`, by default the provider's), with its limits; false for none.
+   */
+  images?: ImageOptions | false;
   /** Bearer token for `/healthz/details` and `/metrics` from other machines; loopback needs none. */
   metricsToken?: string;
   /** The widget's single-file build; found in @aalis/widget by default. */
@@ -58,7 +66,14 @@ export const HEALTH_PATH = '/healthz';
 export const METRICS_PATH = '/metrics';
 
 const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: FastifyInstance, options) => {
-  const { store, agent, hub, mcp, metrics, recovered } = createChatServices(options, app.log);
+  const images = imageSetupOf(options.images, options.provider.name, {
+    secret: options.auth?.secret,
+    dataDir: options.auth?.dataDir,
+  });
+  const { store, agent, hub, mcp, metrics, recovered } = createChatServices(
+    images ? { ...options, sessions: { ...options.sessions, images } } : options,
+    app.log,
+  );
   await recovered;
   const widget = new WidgetFile(options.widgetFile ?? defaultWidgetFile());
   app.decorate('aalis', { hub, agent, store, widget });
@@ -89,7 +104,10 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
       await new Promise<void>((resolve) => app.websocketServer.close(() => resolve()));
     },
   });
+  // Uploads no question ever named go after a day (checked hourly, and at start).
+  const orphans = images && sweepOrphanImages(store, app.log);
   app.addHook('onClose', async () => {
+    if (orphans) clearInterval(orphans);
     chat.dispose();
     // After the sockets (preClose): no turn is left to call an MCP tool.
     await mcp?.close();
@@ -190,6 +208,17 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
   });
   answerOptions('/origin-check', READ_METHODS, true);
 
+  if (images) {
+    await registerImageRoutes(app, {
+      store,
+      tickets: images.tickets,
+      settings: images.settings,
+      allowedOrigins,
+      guarded,
+      clientIpOf: ipSide.clientIpOf,
+    });
+  }
+
   // The widget, and the parts it loads from next to itself (marked), alike.
   for (const [path, file] of [
     ['/aalis-chat.js', widget],
@@ -221,6 +250,19 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
     answerOptions(path, READ_METHODS, true);
   }
 };
+
+/** Deletes the uploads no question named within a day, now and every hour; the timer is returned. */
+function sweepOrphanImages(store: HistoryStore, log: FastifyInstance['log']): NodeJS.Timeout {
+  const sweep = () =>
+    store.dropOrphanImages(Date.now() - ORPHAN_IMAGE_MS).then(
+      (dropped) => dropped && log.info({ dropped }, 'images never sent were deleted'),
+      (error: unknown) => log.error({ err: error }, 'deleting images never sent failed'),
+    );
+  void sweep();
+  const timer = setInterval(() => void sweep(), 60 * 60 * 1000);
+  timer.unref();
+  return timer;
+}
 
 export const aalisChat = fp(aalisChatPlugin, { name: '@aalis/server', fastify: '5.x' });
 export default aalisChat;

@@ -8,6 +8,7 @@
  * The demo page's buttons are made from this list too (its labels and prompts, in this
  * order), so the page and the model cannot disagree.
  */
+import { imageReply, imageUrlsOf, textOfContent } from './image-reply.js';
 import type { DemoRequestMessage, Reply } from './script.js';
 
 interface Scenario {
@@ -345,7 +346,9 @@ function topicOf(userText: string): string {
 /** The demo model's next reply to a Chat Completions conversation offering `tools` (their names). */
 export function replyTo(messages: DemoRequestMessage[], tools: readonly string[] = []): Reply {
   const lastUser = messages.map((m) => m.role).lastIndexOf('user');
-  const userText = lastUser >= 0 ? String(messages[lastUser]!.content ?? '') : '';
+  const userText = lastUser >= 0 ? textOfContent(messages[lastUser]!.content) : '';
+  const images = lastUser >= 0 ? imageUrlsOf(messages[lastUser]!.content) : [];
+  if (images.length && lastUser === messages.length - 1) return imageReply(images, userText);
   const scenario = pickScenario(userText);
   const results = messages
     .slice(lastUser + 1)

@@ -22,5 +22,6 @@ export interface Reply {
 /** The conversation as the demo model reads it from a Chat Completions request. */
 export interface DemoRequestMessage {
   role: string;
-  content?: string | null;
+  /** Text, or Chat Completions content parts (text and `image_url`). */
+  content?: string | null | Array<{ type: string; text?: string; image_url?: { url?: string } }>;
 }

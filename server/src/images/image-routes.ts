@@ -1,0 +1,151 @@
+/**
+ * The HTTP side of images (PROTOCOL.md section 2a): `POST /images` takes one image for the
+ * session an upload ticket names, `GET /images/<id>` gives its bytes back. Registered in a
+ * scope of its own, so that the raw-body parser it needs never reaches the host's routes.
+ *
+ * Every refusal is JSON `{ error, code }` with a status a page can act on, and nothing is
+ * stored until the bytes are read whole and checked: an image is a PNG, JPEG, WebP or GIF
+ * by its own bytes, with a readable size, within the limits.
+ */
+import { randomBytes } from 'node:crypto';
+import type { ImageRef } from '@aalis/protocol';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { HistoryStore } from '../history/store.js';
+import type { ClientIpOf } from '../transport/client-ip.js';
+import { isOriginAllowed } from '../transport/origin.js';
+import { retryAfterSeconds } from '../transport/ip-limits.js';
+import { RateWindow } from '../transport/rate-window.js';
+import { describeImage } from './describe-image.js';
+import type { ImageSettings } from './image-settings.js';
+import type { UploadTickets } from './upload-ticket.js';
+
+export const IMAGES_PATH = '/images';
+
+export interface ImageRoutesOptions {
+  store: HistoryStore;
+  tickets: UploadTickets;
+  settings: ImageSettings;
+  allowedOrigins: readonly string[];
+  /** The host guard and the security headers, as every route of the plugin has them. */
+  guarded: onRequestHookHandler[];
+  clientIpOf: ClientIpOf;
+  now?: () => number;
+}
+
+/** Addresses whose upload counts are kept at once; the oldest goes first beyond this. */
+const MAX_TRACKED_ADDRESSES = 10_000;
+const HOUR_MS = 60 * 60 * 1000;
+
+/** 128 random bits: the id is the key to the image, as a session id is to a conversation. */
+const newImageId = (): string => `img_${randomBytes(16).toString('base64url')}`;
+
+/** An image id as this server makes them; anything else is a 404 without a lookup. */
+const IMAGE_ID = /^img_[A-Za-z0-9_-]{22}$/;
+
+export async function registerImageRoutes(app: FastifyInstance, options: ImageRoutesOptions): Promise<void> {
+  const { store, tickets, settings, allowedOrigins, guarded, clientIpOf, now = Date.now } = options;
+  const perAddress = new Map<string, RateWindow>();
+  const uploadFrom = (address: string) => {
+    let window = perAddress.get(address);
+    if (!window) {
+      if (perAddress.size >= MAX_TRACKED_ADDRESSES) perAddress.delete(perAddress.keys().next().value!);
+      window = new RateWindow(settings.perIpPerHour, HOUR_MS, now);
+      perAddress.set(address, window);
+    }
+    return window.take();
+  };
+
+  await app.register(async (scope) => {
+    // The body is the image itself, whatever type it says it is (its bytes decide).
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: settings.maxBytes }, (_request, body, done) =>
+      done(null, body),
+    );
+    // Fastify's own refusals (a body over the limit, a bad length) in this route's words.
+    scope.setErrorHandler((error: { statusCode?: number; code?: string }, request, reply) => {
+      if (error.statusCode === 413)
+        return refuse(reply, 413, 'too_big', `an image may be at most ${megabytes(settings.maxBytes)}`);
+      request.log.error({ err: error }, 'image upload failed');
+      return refuse(reply, error.statusCode && error.statusCode < 500 ? error.statusCode : 500, 'failed', 'the image could not be stored');
+    });
+
+    // CORS for the pages allowed to open the socket: the same list decides.
+    const corsFor = (request: FastifyRequest, reply: FastifyReply): boolean => {
+      const origin = request.headers.origin;
+      if (!isOriginAllowed(origin, request.headers.host, allowedOrigins)) return false;
+      if (origin !== undefined) void reply.header('access-control-allow-origin', origin).header('vary', 'origin');
+      return true;
+    };
+
+    scope.options(IMAGES_PATH, { onRequest: guarded }, async (request, reply) => {
+      void reply.header('allow', 'POST, OPTIONS');
+      if (corsFor(request, reply)) {
+        void reply.headers({
+          'access-control-allow-methods': 'POST',
+          'access-control-allow-headers': 'authorization, content-type',
+          'access-control-max-age': '7200',
+        });
+      }
+      return reply.code(204).send();
+    });
+
+    scope.post(IMAGES_PATH, { onRequest: guarded }, async (request, reply) => {
+      if (!corsFor(request, reply)) return refuse(reply, 403, 'origin', 'this page may not upload to this server');
+      const ticket = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+      const checked = ticket ? tickets.check(ticket, now()) : ({ ok: false, code: 'bad_ticket' } as const);
+      if (!checked.ok) {
+        return refuse(
+          reply,
+          401,
+          checked.code,
+          checked.code === 'ticket_expired'
+            ? 'the upload ticket expired: reconnect to get a new one'
+            : 'an upload needs the ticket of a session (ready.uploads.ticket)',
+        );
+      }
+      const address = clientIpOf(request.socket.remoteAddress, request.headers['x-forwarded-for']);
+      const rate = address === undefined ? ({ ok: true } as const) : uploadFrom(address);
+      if (!rate.ok) {
+        void reply.header('retry-after', String(retryAfterSeconds(rate.retryInMs)));
+        return refuse(reply, 429, 'too_many', 'too many images from this address: try again later');
+      }
+      const data = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const facts = describeImage(data);
+      if (!facts) {
+        return refuse(reply, 415, 'not_an_image', 'this file is not a PNG, JPEG, WebP or GIF image');
+      }
+      const { sessionId } = checked;
+      if ((await store.countImages(sessionId)) >= settings.maxPerSession) {
+        return refuse(reply, 429, 'too_many', `a conversation may have at most ${settings.maxPerSession} images`);
+      }
+      const image: ImageRef = { id: newImageId(), ...facts, bytes: data.length };
+      await store.putImage({ ...image, sessionId, data, createdAt: now() });
+      request.log.info({ imageId: image.id, bytes: image.bytes, type: image.mimeType }, 'image uploaded');
+      return reply.code(201).header('cache-control', 'no-store').send(image);
+    });
+
+    // The id is the key (128 random bits), so that an <img> on any page can show it.
+    scope.get<{ Params: { id: string } }>(`${IMAGES_PATH}/:id`, { onRequest: guarded }, async (request, reply) => {
+      const image = IMAGE_ID.test(request.params.id) ? await store.getImage(request.params.id) : undefined;
+      if (!image) return refuse(reply, 404, 'not_found', 'no such image');
+      return reply
+        .headers({
+          'content-type': image.mimeType,
+          'content-length': String(image.data.length),
+          // An id never changes what it names.
+          'cache-control': 'private, max-age=31536000, immutable',
+          'cross-origin-resource-policy': 'cross-origin',
+          // Opened on its own, it is an image and nothing else.
+          'content-security-policy': "default-src 'none'; sandbox",
+        })
+        .send(image.data);
+    });
+  });
+}
+
+function refuse(reply: FastifyReply, status: number, code: string, error: string) {
+  return reply.code(status).header('cache-control', 'no-store').send({ error, code });
+}
+
+const megabytes = (bytes: number): string => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
+
