@@ -19,7 +19,12 @@ import { limitsFrom, wholeNumber } from './config-values.js';
 import { MIN_SECRET_BYTES, loadAuthConfig, type AuthConfig } from './identity/auth-config.js';
 import { BUDGET_VARIABLES, loadBudgetConfig, type BudgetLimits } from './budgets/budget-config.js';
 import { DEFAULT_MAX_TOOL_ARGUMENT_CHARS } from './sessions/limits.js';
-import { IMAGE_VARIABLES, VISION_VARIABLE, loadImageConfig, type ImageConfig } from './images/image-config.js';
+import {
+  IMAGE_VARIABLES,
+  VISION_VARIABLE,
+  loadImageConfig,
+  type ImageConfig,
+} from './images/image-config.js';
 import { DEFAULT_IMAGE_SETTINGS } from './images/image-settings.js';
 import { builtinTools } from './tools/builtin/index.js';
 import type { McpServersConfig } from './tools/mcp/config.js';

@@ -657,3 +657,26 @@ test('a tool result of images alone has no empty text block (Anthropic refuses o
     ],
   });
 });
+
+test("a question's images go first as base64 image blocks, then its text", () => {
+  const { messages } = toAnthropicMessages([
+    {
+      role: 'user',
+      content: 'What is on these?',
+      images: [
+        { mimeType: 'image/png', data: 'iVBOR' },
+        { mimeType: 'image/jpeg', data: '/9j/4' },
+      ],
+    },
+  ]);
+  expect(messages).toEqual([
+    {
+      role: 'user',
+      content: [
+        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBOR' } },
+        { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: '/9j/4' } },
+        { type: 'text', text: 'What is on these?' },
+      ],
+    },
+  ]);
+});

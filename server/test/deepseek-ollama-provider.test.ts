@@ -123,6 +123,22 @@ describe('Ollama', () => {
     });
   });
 
+  test("a question's images go as the message's base64 images (Ollama's own API)", async () => {
+    const provider = await ollama([{ body: fixture('ollama-tool-calls.ndjson') }]);
+    await drain(
+      provider,
+      request({
+        model: 'llava',
+        messages: [
+          { role: 'user', content: 'What is this?', images: [{ mimeType: 'image/png', data: 'iVBOR' }] },
+        ],
+      }),
+    );
+    expect(upstream!.requests[0]!.body).toMatchObject({
+      messages: [{ role: 'user', content: 'What is this?', images: ['iVBOR'] }],
+    });
+  });
+
   test('a stream that ends before done: true is cut off, with no done chunk', async () => {
     const lines = fixture('ollama-tool-calls.ndjson').toString().trim().split('\n');
     const provider = await ollama([{ body: lines.slice(0, 2).join('\n') + '\n' }]);

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { ChatMessage, ToolCallPart } from '@aalis/protocol';
 import { afterAll, describe, expect, test } from 'vitest';
 import { Agent, type ToolExecuteEvent } from '../src/agent/agent.js';
@@ -62,6 +63,26 @@ describe('the demo model', () => {
     const done = chunks.at(-1)!;
     expect(done.toolCalls?.map((c) => c.name)).toEqual(['get_weather', 'get_weather', 'get_time']);
     expect(done.usage?.totalTokens).toBeGreaterThan(0);
+  });
+
+  test('a question with images: it says what reached it, each image read from its data URL', async () => {
+    const png = readFileSync(new URL('./fixtures/images/chart.png', import.meta.url));
+    const { chunks, error } = await drain(
+      fast,
+      request({
+        messages: [
+          {
+            role: 'user',
+            content: 'What is this?',
+            images: [{ mimeType: 'image/png', data: png.toString('base64') }],
+          },
+        ],
+      }),
+    );
+    expect(error).toBeUndefined();
+    const text = chunks.map((c) => c.contentDelta ?? '').join('');
+    expect(text).toContain('You asked: “What is this?”');
+    expect(text).toContain(`| 1 | image/png | 40 × 30 | ${(png.length / 1024).toFixed(1)} KB |`);
   });
 
   test('markdown: a table and a code block, no tools', async () => {

@@ -112,3 +112,23 @@ describe('tool results', () => {
     expect(tools.map((m) => m.role === 'tool' && m.isError)).toEqual([true, true]);
   });
 });
+
+test("a question's images go with it, in order; one no longer stored is said to be missing", () => {
+  const ref = (id: string) => ({ id, mimeType: 'image/png' as const, width: 1, height: 1, bytes: 5 });
+  const asked: ChatMessage = { ...user, images: [ref('img_a'), ref('img_gone'), ref('img_b')] };
+  const images = new Map([
+    ['img_a', { mimeType: 'image/png', data: 'AAAA' }],
+    ['img_b', { mimeType: 'image/png', data: 'BBBB' }],
+  ]);
+  expect(toModelMessages([asked], images)).toEqual([
+    {
+      role: 'user',
+      content: 'go\n\n(1 attached image(s) could not be loaded.)',
+      images: [
+        { mimeType: 'image/png', data: 'AAAA' },
+        { mimeType: 'image/png', data: 'BBBB' },
+      ],
+    },
+  ]);
+  expect(toModelMessages([user], images)).toEqual([{ role: 'user', content: 'go' }]);
+});

@@ -10,6 +10,7 @@ import { ProviderError } from '../src/providers/errors.js';
 import { ConfigError, providerFromEnv } from '../src/providers/from-env.js';
 import {
   OpenAIResponsesProvider,
+  toResponsesInput,
   type OpenAIResponsesProviderOptions,
 } from '../src/providers/openai-responses.js';
 import type { ModelMessage, ProviderChunk, RoundReplay } from '../src/providers/types.js';
@@ -674,4 +675,21 @@ describe('choosing the Responses API from the environment', () => {
       max_output_tokens: 3000,
     });
   });
+});
+
+test("a question's images go as input_image parts with data URLs, after its text", () => {
+  const { input } = toResponsesInput([
+    { role: 'user', content: 'What is this?', images: [{ mimeType: 'image/webp', data: 'UklGR' }] },
+    { role: 'user', content: 'And alone?' },
+  ]);
+  expect(input).toEqual([
+    {
+      role: 'user',
+      content: [
+        { type: 'input_text', text: 'What is this?' },
+        { type: 'input_image', image_url: 'data:image/webp;base64,UklGR', detail: 'auto' },
+      ],
+    },
+    { role: 'user', content: 'And alone?' },
+  ]);
 });

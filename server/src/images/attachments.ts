@@ -7,7 +7,12 @@ import type { Uploads } from '@aalis/protocol';
 import type { AnonymousKeySource } from '../identity/anonymous-key.js';
 import type { ImageAttachments } from '../sessions/session-hub.js';
 import { VISION_BY_DEFAULT } from './image-config.js';
-import { DEFAULT_IMAGE_SETTINGS, IMAGE_TYPES, TICKET_LIFETIME_MS, type ImageSettings } from './image-settings.js';
+import {
+  DEFAULT_IMAGE_SETTINGS,
+  IMAGE_TYPES,
+  TICKET_LIFETIME_MS,
+  type ImageSettings,
+} from './image-settings.js';
 import { createUploadTickets, type UploadTickets } from './upload-ticket.js';
 
 /** The plugin's `images` option. */

@@ -17,13 +17,19 @@ export interface ImageConfig extends ImageSettings {
 export const VISION_VARIABLE = 'AALIS_VISION';
 
 /** Each limit: the variable that wins over it, its largest value, and what it is (for --help). */
-export const IMAGE_VARIABLES: Array<[key: keyof ImageSettings, variable: string, max: number, meaning: string]> =
+export const IMAGE_VARIABLES: Array<
+  [key: keyof ImageSettings, variable: string, max: number, meaning: string]
+> = [
+  ['maxBytes', 'AALIS_IMAGE_MAX_BYTES', 20 * 1024 * 1024, 'largest image a visitor may attach, in bytes'],
+  ['maxCount', 'AALIS_IMAGE_MAX_COUNT', 16, 'most images one message may carry'],
+  ['maxPerSession', 'AALIS_IMAGE_MAX_PER_SESSION', 10_000, 'most images one conversation may upload'],
   [
-    ['maxBytes', 'AALIS_IMAGE_MAX_BYTES', 20 * 1024 * 1024, 'largest image a visitor may attach, in bytes'],
-    ['maxCount', 'AALIS_IMAGE_MAX_COUNT', 16, 'most images one message may carry'],
-    ['maxPerSession', 'AALIS_IMAGE_MAX_PER_SESSION', 10_000, 'most images one conversation may upload'],
-    ['perIpPerHour', 'AALIS_IMAGE_IP_PER_HOUR', 1_000_000, 'most image uploads from one client address per hour'],
-  ];
+    'perIpPerHour',
+    'AALIS_IMAGE_IP_PER_HOUR',
+    1_000_000,
+    'most image uploads from one client address per hour',
+  ],
+];
 
 /**
  * Whether a provider's models read images unless told otherwise: OpenAI's and

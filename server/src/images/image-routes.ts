@@ -58,22 +58,30 @@ export async function registerImageRoutes(app: FastifyInstance, options: ImageRo
   await app.register(async (scope) => {
     // The body is the image itself, whatever type it says it is (its bytes decide).
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: settings.maxBytes }, (_request, body, done) =>
-      done(null, body),
+    scope.addContentTypeParser(
+      '*',
+      { parseAs: 'buffer', bodyLimit: settings.maxBytes },
+      (_request, body, done) => done(null, body),
     );
     // Fastify's own refusals (a body over the limit, a bad length) in this route's words.
     scope.setErrorHandler((error: { statusCode?: number; code?: string }, request, reply) => {
       if (error.statusCode === 413)
         return refuse(reply, 413, 'too_big', `an image may be at most ${megabytes(settings.maxBytes)}`);
       request.log.error({ err: error }, 'image upload failed');
-      return refuse(reply, error.statusCode && error.statusCode < 500 ? error.statusCode : 500, 'failed', 'the image could not be stored');
+      return refuse(
+        reply,
+        error.statusCode && error.statusCode < 500 ? error.statusCode : 500,
+        'failed',
+        'the image could not be stored',
+      );
     });
 
     // CORS for the pages allowed to open the socket: the same list decides.
     const corsFor = (request: FastifyRequest, reply: FastifyReply): boolean => {
       const origin = request.headers.origin;
       if (!isOriginAllowed(origin, request.headers.host, allowedOrigins)) return false;
-      if (origin !== undefined) void reply.header('access-control-allow-origin', origin).header('vary', 'origin');
+      if (origin !== undefined)
+        void reply.header('access-control-allow-origin', origin).header('vary', 'origin');
       return true;
     };
 
@@ -90,7 +98,8 @@ export async function registerImageRoutes(app: FastifyInstance, options: ImageRo
     });
 
     scope.post(IMAGES_PATH, { onRequest: guarded }, async (request, reply) => {
-      if (!corsFor(request, reply)) return refuse(reply, 403, 'origin', 'this page may not upload to this server');
+      if (!corsFor(request, reply))
+        return refuse(reply, 403, 'origin', 'this page may not upload to this server');
       const ticket = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
       const checked = ticket ? tickets.check(ticket, now()) : ({ ok: false, code: 'bad_ticket' } as const);
       if (!checked.ok) {
@@ -116,7 +125,12 @@ export async function registerImageRoutes(app: FastifyInstance, options: ImageRo
       }
       const { sessionId } = checked;
       if ((await store.countImages(sessionId)) >= settings.maxPerSession) {
-        return refuse(reply, 429, 'too_many', `a conversation may have at most ${settings.maxPerSession} images`);
+        return refuse(
+          reply,
+          429,
+          'too_many',
+          `a conversation may have at most ${settings.maxPerSession} images`,
+        );
       }
       const image: ImageRef = { id: newImageId(), ...facts, bytes: data.length };
       await store.putImage({ ...image, sessionId, data, createdAt: now() });
@@ -125,21 +139,25 @@ export async function registerImageRoutes(app: FastifyInstance, options: ImageRo
     });
 
     // The id is the key (128 random bits), so that an <img> on any page can show it.
-    scope.get<{ Params: { id: string } }>(`${IMAGES_PATH}/:id`, { onRequest: guarded }, async (request, reply) => {
-      const image = IMAGE_ID.test(request.params.id) ? await store.getImage(request.params.id) : undefined;
-      if (!image) return refuse(reply, 404, 'not_found', 'no such image');
-      return reply
-        .headers({
-          'content-type': image.mimeType,
-          'content-length': String(image.data.length),
-          // An id never changes what it names.
-          'cache-control': 'private, max-age=31536000, immutable',
-          'cross-origin-resource-policy': 'cross-origin',
-          // Opened on its own, it is an image and nothing else.
-          'content-security-policy': "default-src 'none'; sandbox",
-        })
-        .send(image.data);
-    });
+    scope.get<{ Params: { id: string } }>(
+      `${IMAGES_PATH}/:id`,
+      { onRequest: guarded },
+      async (request, reply) => {
+        const image = IMAGE_ID.test(request.params.id) ? await store.getImage(request.params.id) : undefined;
+        if (!image) return refuse(reply, 404, 'not_found', 'no such image');
+        return reply
+          .headers({
+            'content-type': image.mimeType,
+            'content-length': String(image.data.length),
+            // An id never changes what it names.
+            'cache-control': 'private, max-age=31536000, immutable',
+            'cross-origin-resource-policy': 'cross-origin',
+            // Opened on its own, it is an image and nothing else.
+            'content-security-policy': "default-src 'none'; sandbox",
+          })
+          .send(image.data);
+      },
+    );
   });
 }
 
@@ -148,4 +166,3 @@ function refuse(reply: FastifyReply, status: number, code: string, error: string
 }
 
 const megabytes = (bytes: number): string => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
-

@@ -11,7 +11,8 @@ import { serverKeyOf, type AnonymousKeySource } from '../identity/anonymous-key.
 
 const DERIVATION_LABEL = 'aalis image upload ticket v1';
 
-export type TicketCheck = { ok: true; sessionId: string } | { ok: false; code: 'bad_ticket' | 'ticket_expired' };
+export type TicketCheck =
+  { ok: true; sessionId: string } | { ok: false; code: 'bad_ticket' | 'ticket_expired' };
 
 export interface UploadTickets {
   issue(sessionId: string, now: number): { ticket: string; expiresAt: number };
@@ -37,7 +38,8 @@ export function createUploadTickets(source: AnonymousKeySource, lifetimeMs: numb
       const expected = mac(body);
       if (given.length !== expected.length || !timingSafeEqual(given, expected))
         return { ok: false, code: 'bad_ticket' };
-      if (parseInt(ticket.slice(expiryAt + 1, macAt), 36) <= now) return { ok: false, code: 'ticket_expired' };
+      if (parseInt(ticket.slice(expiryAt + 1, macAt), 36) <= now)
+        return { ok: false, code: 'ticket_expired' };
       return { ok: true, sessionId: ticket.slice(0, expiryAt) };
     },
   };
