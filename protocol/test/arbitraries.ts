@@ -52,7 +52,12 @@ const message: fc.Arbitrary<ChatMessage> = fc.record(
     images: fc.array(
       fc.record({
         id,
-        mimeType: fc.constantFrom('image/png' as const, 'image/jpeg' as const, 'image/webp' as const, 'image/gif' as const),
+        mimeType: fc.constantFrom(
+          'image/png' as const,
+          'image/jpeg' as const,
+          'image/webp' as const,
+          'image/gif' as const,
+        ),
         width: count,
         height: count,
         bytes: count,
@@ -107,7 +112,12 @@ export const serverFrame: fc.Arbitrary<ServerFrame> = fc.oneof(
         expiresAt: time,
         maxBytes: count,
         maxCount: count,
-        types: fc.subarray(['image/png' as const, 'image/jpeg' as const, 'image/webp' as const, 'image/gif' as const]),
+        types: fc.subarray([
+          'image/png' as const,
+          'image/jpeg' as const,
+          'image/webp' as const,
+          'image/gif' as const,
+        ]),
       }),
     },
     { requiredKeys: ['type', 'sessionId', 'serverTime', 'messages', 'resumed', 'hasMore'] },

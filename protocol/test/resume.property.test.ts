@@ -41,7 +41,10 @@ const frameArb: fc.Arbitrary<ViewFrame> = fc.oneof(
     // A question with images attached.
     weight: 1,
     arbitrary: fc
-      .tuple(fc.uuid(), fc.array(fc.tuple(fc.uuid(), fc.nat(4000), fc.nat(4000)), { minLength: 1, maxLength: 3 }))
+      .tuple(
+        fc.uuid(),
+        fc.array(fc.tuple(fc.uuid(), fc.nat(4000), fc.nat(4000)), { minLength: 1, maxLength: 3 }),
+      )
       .map(([id, images]) =>
         userMessage(
           id,
