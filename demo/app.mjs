@@ -61,7 +61,8 @@ function demoPagePolicy(host) {
     "script-src 'self'",
     "style-src 'self'",
     `connect-src 'self' ws://${host} wss://${host}`,
-    "img-src 'self' data:",
+    // blob: for the thumbnails of images attached before they are sent.
+    "img-src 'self' data: blob:",
     "base-uri 'none'",
     "form-action 'none'",
     "frame-ancestors 'none'",

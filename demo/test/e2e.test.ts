@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { completionChunk, fixture, sse, usageChunk, textAnswer } from '../../server/test/fake-upstream.js';
 // @ts-expect-error: a plain script without types.
@@ -267,6 +268,38 @@ describe('a page on another origin', () => {
       await turnEnded(page);
       await page.locator('text=answers received: 1').waitFor({ timeout: 5_000 });
       expect(sockets).toHaveLength(1);
+      await page.close();
+    } finally {
+      await site.close();
+    }
+  }, 30_000);
+
+  test('attaches an image across origins: uploaded, shown, kept after a reload, and given to the model', async () => {
+    e2e.port ||= await freePort();
+    const site = await serveExamples({ port: 0, chatServer: `http://127.0.0.1:${e2e.port}` });
+    try {
+      await e2e.start([answer('A round chart.')], { AALIS_ALLOWED_ORIGINS: site.url });
+      const page = await e2e.page(site.url);
+      const file = new URL('../../server/test/fixtures/images/chart.png', import.meta.url).pathname;
+      await page.locator('aalis-chat .attach input[type=file]').setInputFiles(file);
+      // Uploaded over HTTP from the page's origin (CORS), with the session's ticket.
+      await page.locator('aalis-chat .attachment[data-state=ready]').waitFor();
+      await ask(page, 'What is this?');
+      await turnEnded(page);
+      const png = readFileSync(file);
+      const question = (
+        e2e.upstream.requests[0]!.body as { messages: Array<{ role: string; content: unknown }> }
+      ).messages.find((m) => m.role === 'user')!;
+      expect(question.content).toEqual([
+        { type: 'text', text: 'What is this?' },
+        { type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } },
+      ]);
+      // The bubble shows the image the server keeps, loaded across origins, and so does a reload.
+      const shown = page.locator('aalis-chat .bubble.user img');
+      await expect.poll(() => shown.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(40);
+      await page.reload();
+      await turnEnded(page);
+      await expect.poll(() => shown.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(40);
       await page.close();
     } finally {
       await site.close();

@@ -32,7 +32,7 @@ async function upload(
       ...(ticket ? { authorization: `Bearer ${ticket}` } : {}),
       ...(origin ? { origin } : {}),
     },
-    body,
+    body: new Uint8Array(body),
   });
   return {
     status: response.status,

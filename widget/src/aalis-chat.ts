@@ -18,6 +18,7 @@ import {
   type SessionSummary,
   type ToolDecisionFrame,
 } from '@aalis/protocol/client';
+import { Attachments, type Attachment } from './controllers/attachments.js';
 import { ChatConnection, type TokenProvider } from './controllers/chat-connection.js';
 import { browserSocket, type ConnectionState, type SocketFactory } from './controllers/connection.js';
 import { Launcher } from './controllers/launcher.js';
@@ -36,6 +37,7 @@ import { loadLexer } from './markdown/lexer.js';
 import { plainTextOf } from './markdown/plain-text.js';
 import type { MarkdownCache, RenderOptions } from './markdown/render.js';
 import { nextMinuteIn } from './render/approvals.js';
+import { renderAttachButton, renderAttachments } from './render/attachments.js';
 import { fitToText, isSendKey, renderComposer } from './render/composer.js';
 import { plainText, renderAssistantMessage, renderTurn, renderUserMessage } from './render/messages.js';
 import type { PartContext } from './render/parts.js';
@@ -102,6 +104,11 @@ import { chatStyles } from './styles/chat.styles.js';
  * @csspart code-block - A fenced code block with its copy button.
  * @csspart composer - The input area.
  * @csspart send-button - The send button.
+ * @csspart attach-button - Attaches images (shown when the server's model reads images).
+ * @csspart attachments - The images attached to the next message, each an `attachment`.
+ * @csspart attachment - One attached image: its thumbnail, upload state and remove button.
+ * @csspart message-images - The images a question was sent with.
+ * @csspart message-image - One of them.
  * @csspart stop-button - The stop button shown while a turn runs.
  * @csspart jump-button - "Jump to latest", shown when the reader scrolled up.
  *
@@ -201,6 +208,8 @@ export class AalisChat extends LitElement {
   @state() private copied: string | undefined = undefined;
   /** marked has loaded (lexer.ts): what showed as plain text renders as markdown. */
   @state() private markdownReady = false;
+  /** Files are dragged over the composer. */
+  @state() private dragging = false;
 
   @query('.transcript') private transcript!: HTMLElement;
   @query('textarea') private textarea!: HTMLTextAreaElement;
@@ -208,6 +217,7 @@ export class AalisChat extends LitElement {
   readonly #connection = new ChatConnection(this, (frame) => this.#receive(frame));
   readonly #scroll = new StickToBottom(this, () => this.transcript);
   readonly #launcher = new Launcher(this);
+  readonly #attachments = new Attachments(this);
   @query('.launcher') private launcherButton!: HTMLButtonElement | null;
   @query('.panel') private panel!: HTMLElement | null;
   #composing = false;
@@ -218,6 +228,8 @@ export class AalisChat extends LitElement {
   readonly #reasoning = new ReasoningClock();
   /** Sent messages the server has not yet accepted, by `clientMessageId`: given back if refused. */
   readonly #unconfirmed = new Map<string, string>();
+  /** The images that went with those messages: given back with the text, else let go. */
+  readonly #unconfirmedImages = new Map<string, Attachment[]>();
   /** Approval requests already announced (and evented), by call id: once each, reconnects included. */
   readonly #seenApprovals = new Set<string>();
   /** Calls decided here whose outcome has not arrived: their buttons stay disabled. */
@@ -246,13 +258,27 @@ export class AalisChat extends LitElement {
   /** `fromComposer`: the text is in the text box, and stays there when it cannot go. */
   #send(text: string, fromComposer: boolean): boolean {
     const trimmed = text.trim();
-    if (!trimmed) return false;
+    // The composer's images go with its text; send() from code sends text alone.
+    const attachments = fromComposer ? this.#attachments : undefined;
+    if (attachments && !attachments.settled) {
+      const uploading = attachments.items.some((item) => item.state === 'uploading');
+      this.notice = uploading ? this.strings.waitForUploads : this.strings.removeFailedUploads;
+      return false;
+    }
+    const images = attachments?.ids ?? [];
+    if (!trimmed && !images.length) return false;
     if (trimmed.length > Limits.messageText) {
       this.notice = this.strings.tooLong(trimmed.length, Limits.messageText);
       return false;
     }
     const clientMessageId = `c-${Math.random().toString(36).slice(2, 10)}`;
-    if (!this.#connection.send({ type: 'send', text: trimmed, clientMessageId })) {
+    const frame = {
+      type: 'send',
+      text: trimmed,
+      clientMessageId,
+      ...(images.length ? { images } : {}),
+    } as const;
+    if (!this.#connection.send(frame)) {
       const { strings } = this;
       this.notice = this.#connection.refusal
         ? strings.cannotSend
@@ -262,6 +288,7 @@ export class AalisChat extends LitElement {
       return false;
     }
     this.#unconfirmed.set(clientMessageId, trimmed);
+    if (images.length) this.#unconfirmedImages.set(clientMessageId, attachments!.take());
     this.notice = '';
     this.errors = [];
     this.dispatchEvent(new AalisSendEvent(trimmed));
@@ -324,6 +351,7 @@ export class AalisChat extends LitElement {
 
   /** Forgets this session and starts a new, empty one. */
   newSession(): void {
+    this.#attachments.clear();
     this.view = emptyView;
     this.errors = [];
     this.#seenApprovals.clear();
@@ -410,6 +438,11 @@ export class AalisChat extends LitElement {
           ...(frame.starters ? { starters: frame.starters } : {}),
         };
         this.#unconfirmed.clear();
+        this.#forgetUnconfirmedImages();
+        // Uploads belong to their session: another one (switched, or a new one) starts bare.
+        if (before.sessionId !== frame.sessionId) this.#attachments.clear();
+        this.#attachments.offer = frame.uploads;
+        this.#attachments.endpoint = new URL('images', this.#connection.serverBase);
         this.hasMore = frame.hasMore ?? false;
         this.notice = '';
         this.#startTurn();
@@ -426,7 +459,10 @@ export class AalisChat extends LitElement {
         break;
       }
       case 'user_message':
-        if (frame.clientMessageId !== undefined) this.#unconfirmed.delete(frame.clientMessageId);
+        if (frame.clientMessageId !== undefined) {
+          this.#unconfirmed.delete(frame.clientMessageId);
+          this.#forgetUnconfirmedImages(frame.clientMessageId);
+        }
         // A new version shows at once: every place goes back to its latest.
         if (frame.message.replaces) this.chosen = new Map();
         this.#startTurn();
@@ -518,7 +554,28 @@ export class AalisChat extends LitElement {
     const text = this.#unconfirmed.get(clientMessageId);
     this.#unconfirmed.delete(clientMessageId);
     if (text !== undefined && !this.draft.trim()) this.draft = text;
+    const images = this.#unconfirmedImages.get(clientMessageId);
+    this.#unconfirmedImages.delete(clientMessageId);
+    if (images) this.#attachments.restore(images);
   }
+
+  /** The previews of images a question took (or all of them), once it no longer needs them. */
+  #forgetUnconfirmedImages(clientMessageId?: string): void {
+    for (const [id, items] of this.#unconfirmedImages) {
+      if (clientMessageId !== undefined && id !== clientMessageId) continue;
+      for (const item of items) URL.revokeObjectURL(item.preview);
+      this.#unconfirmedImages.delete(id);
+    }
+  }
+
+  /** Files pasted, dropped or picked: checked, then uploaded; refusals said on the notice line. */
+  async #attach(files: Iterable<File>): Promise<void> {
+    const refused = await this.#attachments.add(files);
+    this.notice = refused.join(' ');
+  }
+
+  #imageUrl = (id: string): string =>
+    new URL(`images/${encodeURIComponent(id)}`, this.#connection.serverBase).href;
 
   #startTurn(): void {
     this.#caches = new Map();
@@ -731,6 +788,15 @@ export class AalisChat extends LitElement {
           running: turn !== null,
           notice: this.notice,
           placeholder: this.placeholder || strings.composerPlaceholder,
+          attach: this.#attachments.offer
+            ? renderAttachButton(strings, this.#attachments.offer.types, (files) => void this.#attach(files))
+            : nothing,
+          attachments: renderAttachments(this.#attachments.items, strings, (key) => {
+            this.#attachments.remove(key);
+            this.#focusAfterUpdate();
+          }),
+          hasAttachments: this.#attachments.items.length > 0,
+          dragging: this.dragging,
         },
         this.#composer,
       )} `;
@@ -832,7 +898,7 @@ export class AalisChat extends LitElement {
     if (!rendered) {
       rendered =
         message.role === 'user'
-          ? renderUserMessage(message)
+          ? renderUserMessage(message, this.strings, this.#imageUrl)
           : renderAssistantMessage(message, this.#context(false, this.#reasoning.of(message.id)));
       this.#rendered.set(message, rendered);
     }
@@ -900,6 +966,31 @@ export class AalisChat extends LitElement {
       if (this.textarea) this.textarea.style.height = 'auto';
     },
     stop: () => this.abort(),
+    paste: (event: ClipboardEvent) => {
+      const files = [...(event.clipboardData?.files ?? [])];
+      // Text pastes as text; files become attachments where the server takes images.
+      if (!files.length || !this.#attachments.offer) return;
+      event.preventDefault();
+      void this.#attach(files);
+    },
+    dragover: (event: DragEvent) => {
+      if (!this.#attachments.offer || !event.dataTransfer?.types.includes('Files')) return;
+      event.preventDefault();
+      event.dataTransfer.dropEffect = 'copy';
+      this.dragging = true;
+    },
+    dragleave: (event: DragEvent) => {
+      // Leaving for one of its own children is not leaving.
+      const to = event.relatedTarget as Node | null;
+      if (!to || !(event.currentTarget as HTMLElement).contains(to)) this.dragging = false;
+    },
+    drop: (event: DragEvent) => {
+      this.dragging = false;
+      const files = [...(event.dataTransfer?.files ?? [])];
+      if (!files.length || !this.#attachments.offer) return;
+      event.preventDefault();
+      void this.#attach(files);
+    },
   };
 
   #decide = (callId: string, decision: 'approve' | 'deny', remember?: 'session') => {

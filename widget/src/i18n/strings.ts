@@ -34,6 +34,25 @@ export interface Strings {
   rename: (title: string) => string;
   deleteConversation: (title: string) => string;
   confirmDelete: string;
+  /** Images a visitor attaches to a question (the server's `uploads`). */
+  attachImages: string;
+  attachments: string;
+  removeImage: (name: string) => string;
+  uploading: string;
+  uploadFailed: string;
+  /** A file refused before upload: not an image by its content, too large, one too many. */
+  notAnImage: (name: string) => string;
+  imageTooBig: (name: string, megabytes: string) => string;
+  tooManyImages: (max: number) => string;
+  /** Send waits for uploads; a failed one must be removed first. */
+  waitForUploads: string;
+  removeFailedUploads: string;
+  /** The upload ticket expired (a page open for many hours): a reconnect gives a new one. */
+  uploadExpired: string;
+  /** The alt text of an attached image in a question: "Image 1 of 2". */
+  attachedImage: (index: number, count: number) => string;
+  /** Said where files are dragged over the composer. */
+  dropImages: string;
   transcriptLabel: string;
   composerLabel: string;
   composerPlaceholder: string;
@@ -145,6 +164,19 @@ const en: Strings = {
   rename: (t) => `Rename ${t}`,
   deleteConversation: (t) => `Delete ${t}`,
   confirmDelete: 'Delete?',
+  attachImages: 'Attach images',
+  attachments: 'Attached images',
+  removeImage: (name) => `Remove ${name}`,
+  uploading: 'Uploading…',
+  uploadFailed: 'Upload failed',
+  notAnImage: (name) => `${name} is not a PNG, JPEG, WebP or GIF image.`,
+  imageTooBig: (name, mb) => `${name} is too large: images may be at most ${mb} MB.`,
+  tooManyImages: (max) => `At most ${max} images can go with one message.`,
+  waitForUploads: 'Wait for the images to finish uploading.',
+  removeFailedUploads: 'An image could not be uploaded: remove it to send.',
+  uploadExpired: 'This page has been open too long to attach images: reconnecting will fix it.',
+  attachedImage: (index, count) => (count > 1 ? `Attached image ${index} of ${count}` : 'Attached image'),
+  dropImages: 'Drop images to attach them',
   transcriptLabel: 'Conversation',
   composerLabel: 'Message',
   composerPlaceholder: 'Ask anything…',
@@ -215,6 +247,7 @@ const en: Strings = {
     internal: 'Something went wrong on the server.',
     quota_exceeded: "You have reached this chat's limit.",
     overloaded: 'The assistant is too busy right now.',
+    images_unsupported: 'These images cannot be sent: attach them again, or send without them.',
   },
   restarting: 'The server is restarting: send again in a moment.',
   turnWaiting: (s) => `Waiting for the model…${s ? ` ${s} s` : ''}`,
@@ -250,6 +283,19 @@ const zhCN: Strings = {
   rename: (t) => `重命名 ${t}`,
   deleteConversation: (t) => `删除 ${t}`,
   confirmDelete: '确定删除？',
+  attachImages: '添加图片',
+  attachments: '已添加的图片',
+  removeImage: (name) => `移除 ${name}`,
+  uploading: '正在上传…',
+  uploadFailed: '上传失败',
+  notAnImage: (name) => `${name} 不是 PNG、JPEG、WebP 或 GIF 图片。`,
+  imageTooBig: (name, mb) => `${name} 太大：图片最大为 ${mb} MB。`,
+  tooManyImages: (max) => `一条消息最多可附 ${max} 张图片。`,
+  waitForUploads: '请等待图片上传完成。',
+  removeFailedUploads: '有图片上传失败：移除后才能发送。',
+  uploadExpired: '此页面打开时间过长，无法添加图片：重新连接即可。',
+  attachedImage: (index, count) => (count > 1 ? `附图 ${index}/${count}` : '附图'),
+  dropImages: '松开以添加图片',
   transcriptLabel: '对话',
   composerLabel: '消息',
   composerPlaceholder: '问点什么…',
@@ -320,6 +366,7 @@ const zhCN: Strings = {
     internal: '服务器出了点问题。',
     quota_exceeded: '您已达到本聊天的使用上限。',
     overloaded: '助手现在太忙了。',
+    images_unsupported: '无法发送这些图片：请重新添加，或不带图片发送。',
   },
   restarting: '服务器正在重启：请稍后再发送。',
   turnWaiting: (s) => `正在等待模型…${s ? ` ${s} 秒` : ''}`,

@@ -1,6 +1,6 @@
 /**
- * The composer: the text box, send (or stop, while a turn runs), the notice line and the
- * length counter. A render module: the element owns the draft and passes its handlers.
+ * The composer: the text box, send (or stop, while a turn runs), the images attached
+ * (pasted, dropped or picked), the notice line and the length counter. A render module: the element owns the draft and passes its handlers.
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import { live } from 'lit/directives/live.js';
@@ -16,6 +16,13 @@ export interface ComposerState {
   /** Why the last message could not be sent, or what was refused. */
   notice: string;
   placeholder: string;
+  /** Images offered by the server: the attach button, and what is attached so far. */
+  attach: unknown;
+  attachments: unknown;
+  /** Images go with the next question: it may be sent without text. */
+  hasAttachments: boolean;
+  /** Files are being dragged over the composer. */
+  dragging: boolean;
 }
 
 export interface ComposerHandlers {
@@ -25,17 +32,31 @@ export interface ComposerHandlers {
   compositionend(): void;
   send(): void;
   stop(): void;
+  paste(event: ClipboardEvent): void;
+  dragover(event: DragEvent): void;
+  dragleave(event: DragEvent): void;
+  drop(event: DragEvent): void;
 }
 
 /** The counter appears from this share of the limit on. */
 const COUNTER_FROM = 0.8;
 
 export function renderComposer(state: ComposerState, on: ComposerHandlers): TemplateResult {
-  const { strings, draft, running, notice, placeholder } = state;
+  const { strings, draft, running, notice, placeholder, attach, attachments, hasAttachments, dragging } =
+    state;
   const length = draft.trim().length;
   const over = length > Limits.messageText;
-  return html`<div class="composer" part="composer">
+  return html`<div
+    class="composer ${dragging ? 'dragging' : ''}"
+    part="composer"
+    data-drop-label=${strings.dropImages}
+    @dragover=${on.dragover}
+    @dragleave=${on.dragleave}
+    @drop=${on.drop}
+  >
+    ${attachments}
     <div class="composer-row">
+      ${attach}
       <textarea
         rows="1"
         aria-label=${strings.composerLabel}
@@ -45,6 +66,7 @@ export function renderComposer(state: ComposerState, on: ComposerHandlers): Temp
         @keydown=${on.keydown}
         @compositionstart=${on.compositionstart}
         @compositionend=${on.compositionend}
+        @paste=${on.paste}
       ></textarea>
       ${
         running
@@ -55,7 +77,7 @@ export function renderComposer(state: ComposerState, on: ComposerHandlers): Temp
               type="button"
               class="send"
               part="send-button"
-              ?disabled=${!length || over}
+              ?disabled=${(!length && !hasAttachments) || over}
               @click=${on.send}
             >
               ${sendIcon}<span>${strings.send}</span>

@@ -6,7 +6,8 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { approvalList, progressList, type ChatMessage, type TurnView } from '@aalis/protocol/client';
 import { shownStatus } from '../elements/turn-status.js';
-import { errorText } from '../i18n/strings.js';
+import { errorText, type Strings } from '../i18n/strings.js';
+import { renderMessageImages } from './attachments.js';
 import { renderApprovals, type ApprovalState, type Decide } from './approvals.js';
 import { renderCards, renderParts, type PartContext } from './parts.js';
 
@@ -15,9 +16,16 @@ export function plainText(message: ChatMessage): string {
   return message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
 }
 
-export function renderUserMessage(message: ChatMessage): TemplateResult {
+/** `imageUrl` is where an attached image is served (the server's `GET /images/<id>`). */
+export function renderUserMessage(
+  message: ChatMessage,
+  strings: Strings,
+  imageUrl: (id: string) => string,
+): TemplateResult {
+  const text = plainText(message);
   return html`<div class="bubble user" part="bubble bubble-user" data-id=${message.id}>
-    <span class="text">${plainText(message)}</span>
+    ${renderMessageImages(message.images, strings, imageUrl)}
+    ${text ? html`<span class="text">${text}</span>` : nothing}
   </div>`;
 }
 
@@ -74,11 +82,8 @@ export function renderTurn(
     : nothing;
   if (!turn.parts.length) {
     // Before the assistant's first words: the cards sit in the typing indicator's bubble.
-    return html`<div
-      class="bubble assistant typing-bubble"
-      part="bubble typing"
-      aria-label=${context.strings.typing}
-    >
+    return html`<div class="bubble assistant typing-bubble" part="bubble typing">
+      <span class="sr-only">${context.strings.typing}</span>
       ${turn.toolCallsProgress.size || turn.approvals.size ? [cards, approvals] : html`<span class="typing" aria-hidden="true"><span></span><span></span><span></span></span>`}
       ${status}
     </div>`;
