@@ -49,7 +49,9 @@ export function buildJsonSchema(): Record<string, unknown> {
     title: `Aalis chat wire protocol, version ${PROTOCOL_VERSION}`,
     description:
       'Every WebSocket text frame is one JSON object matching ClientFrame (client to server) or ServerFrame (server to client). Receivers ignore unknown fields. See PROTOCOL.md.',
-    oneOf: [{ $ref: '#/$defs/ClientFrame' }, { $ref: '#/$defs/ServerFrame' }],
+    // anyOf: a frame's direction is known from where it travels, and some are valid both
+    // ways (a server's `feedback` is also a client's, with a field the client's ignores).
+    anyOf: [{ $ref: '#/$defs/ClientFrame' }, { $ref: '#/$defs/ServerFrame' }],
     $defs: {
       ClientFrame: { oneOf: refs('Client', clientFrameSchemas) },
       ServerFrame: { oneOf: refs('Server', serverFrameSchemas) },

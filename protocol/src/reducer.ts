@@ -73,6 +73,9 @@ export function reduce(view: ChatView, frame: ViewFrame, now: number): ChatView 
     return view;
   }
   switch (frame.type) {
+    case 'session_deleted':
+      // Nothing of it is left to show; the client leaves it (a new hello).
+      return { sessionId: view.sessionId, messages: [], turn: null };
     case 'user_message':
       // A new turn starts from nothing.
       return { ...view, messages: appendMessage(view.messages, frame.message), turn: emptyTurn() };

@@ -56,6 +56,11 @@ export const ReadyFrameSchema = v.object({
   starters: v.optional(v.array(v.string())),
   /** Present when the model reads images: how this connection attaches them. */
   uploads: v.optional(UploadsSchema),
+  /**
+   * True when the connection is a visitor the server knows (signed, or anonymous with a
+   * key): it has a conversation list (`list_sessions`). Absent otherwise.
+   */
+  conversations: v.optional(v.boolean()),
 });
 
 /** Older messages, answering a client's `history` frame; they go before those it has. */
@@ -200,6 +205,15 @@ export const SessionsFrameSchema = v.object({
   sessions: v.array(SessionSummarySchema),
 });
 
+/**
+ * The session was deleted by its owner (in this tab or another, on any instance): every
+ * connection bound to it is told, and leaves it as for a new conversation.
+ */
+export const SessionDeletedFrameSchema = v.object({
+  type: v.literal('session_deleted'),
+  sessionId: v.string(),
+});
+
 export type ReadyFrame = v.InferOutput<typeof ReadyFrameSchema>;
 export type UserMessageFrame = v.InferOutput<typeof UserMessageFrameSchema>;
 export type StreamFrame = v.InferOutput<typeof StreamFrameSchema>;
@@ -212,6 +226,7 @@ export type TurnStatusFrame = v.InferOutput<typeof TurnStatusFrameSchema>;
 export type ToolApprovalRequestFrame = v.InferOutput<typeof ToolApprovalRequestFrameSchema>;
 export type FeedbackStoredFrame = v.InferOutput<typeof FeedbackStoredFrameSchema>;
 export type SessionsFrame = v.InferOutput<typeof SessionsFrameSchema>;
+export type SessionDeletedFrame = v.InferOutput<typeof SessionDeletedFrameSchema>;
 export type ServerFrame =
   | ReadyFrame
   | UserMessageFrame
@@ -224,7 +239,8 @@ export type ServerFrame =
   | TurnStatusFrame
   | ToolApprovalRequestFrame
   | FeedbackStoredFrame
-  | SessionsFrame;
+  | SessionsFrame
+  | SessionDeletedFrame;
 
 /** Schema of each server frame, by its `type`. */
 export const serverFrameSchemas = {
@@ -240,4 +256,5 @@ export const serverFrameSchemas = {
   tool_approval_request: ToolApprovalRequestFrameSchema,
   feedback: FeedbackStoredFrameSchema,
   sessions: SessionsFrameSchema,
+  session_deleted: SessionDeletedFrameSchema,
 } as const;

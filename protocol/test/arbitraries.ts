@@ -107,6 +107,7 @@ export const serverFrame: fc.Arbitrary<ServerFrame> = fc.oneof(
       anonymousKey: fc.string(),
       welcome: fc.string(),
       starters: fc.array(fc.string(), { maxLength: 3 }),
+      conversations: fc.constant(true),
       uploads: fc.record({
         ticket: fc.string(),
         expiresAt: time,
@@ -196,6 +197,17 @@ export const serverFrame: fc.Arbitrary<ServerFrame> = fc.oneof(
     messages: fc.array(message, { maxLength: 3 }),
     hasMore: fc.boolean(),
   }),
+  fc.record({
+    type: fc.constant('feedback' as const),
+    sessionId: id,
+    messageId: id,
+    rating: fc.constantFrom('up' as const, 'down' as const),
+  }),
+  fc.record({
+    type: fc.constant('sessions' as const),
+    sessions: fc.array(fc.record({ id, title: fc.string(), lastActivity: time }), { maxLength: 3 }),
+  }),
+  fc.record({ type: fc.constant('session_deleted' as const), sessionId: id }),
 );
 
 export const clientFrame = fc.oneof(
@@ -214,6 +226,7 @@ export const clientFrame = fc.oneof(
       type: fc.constant('send'),
       text: fc.string({ minLength: 1, maxLength: 200 }),
       clientMessageId: fc.string({ maxLength: 64 }),
+      images: fc.array(fc.string({ maxLength: 64 }), { minLength: 1, maxLength: 16 }),
     },
     { requiredKeys: ['type', 'text'] },
   ),

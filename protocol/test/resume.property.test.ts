@@ -170,6 +170,8 @@ const frameArb: fc.Arbitrary<ViewFrame> = fc.oneof(
     weight: 1,
     arbitrary: fc.constantFrom(error('upstream', SESSION), error('busy'), { type: 'abort' } as ViewFrame),
   },
+  // The owner deletes the conversation (rarely, in the middle of anything).
+  { weight: 1, arbitrary: fc.constant({ type: 'session_deleted', sessionId: SESSION } as ViewFrame) },
 );
 
 /** Frames with the server-clock time each arrived at (non-decreasing, as on a real clock). */

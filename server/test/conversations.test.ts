@@ -50,6 +50,8 @@ test("a signed visitor lists, names and deletes its own conversations, never ano
   const bobs = await hello(bob, { token: await token('bob') });
   await ask(bob, 'Bob asks something private');
 
+  // A visitor the server knows is told that it has conversations.
+  expect([first.conversations, bobs.conversations]).toEqual([true, true]);
   const titles = (sessions: SessionsFrame['sessions']) => sessions.map((s) => [s.id, s.title]);
   expect(titles(await list(alice))).toEqual([
     [second.sessionId, 'Do you ship to Norway?'],
@@ -74,8 +76,19 @@ test("a signed visitor lists, names and deletes its own conversations, never ano
     title: '  Order\n1042 ',
   });
   expect(renamed.find((s) => s.id === first.sessionId)!.title).toBe('Order 1042');
+  // A second tab has the conversation open: it is told, and its view empties.
+  const otherTab = await server.connect();
+  await hello(otherTab, { token: await token('alice'), sessionId: second.sessionId });
+  expect(otherTab.view.messages).toHaveLength(2);
   const afterDelete = await list(alice, { type: 'delete_session', sessionId: second.sessionId });
   expect(titles(afterDelete)).toEqual([[first.sessionId, 'Order 1042']]);
+  expect(await otherTab.next((f) => f.type === 'session_deleted')).toEqual({
+    type: 'session_deleted',
+    sessionId: second.sessionId,
+  });
+  expect(otherTab.view.messages).toEqual([]);
+  // Bob's tab heard nothing of it.
+  expect(bob.of('session_deleted' as never)).toEqual([]);
   // Its history is gone: a hello with its id gets a new, empty session.
   const reopened = await hello(alice, { token: await token('alice'), sessionId: second.sessionId });
   expect(reopened.resumed).toBe(false);
@@ -116,7 +129,10 @@ test('a conversation that is answering is not deleted', async () => {
 test('without visitor identity there are no conversations to list, and none to change', async () => {
   server = await startServer({ replies: answers(1) });
   const client = await server.connect();
-  const { sessionId } = await client.hello();
+  const ready = await client.hello();
+  const { sessionId } = ready;
+  // No visitor: no conversation list (the widget shows no Conversations button).
+  expect(ready.conversations).toBeUndefined();
   await ask(client, 'hi');
   expect(await list(client)).toEqual([]);
   const from = client.frames.length;

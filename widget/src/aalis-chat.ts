@@ -210,6 +210,8 @@ export class AalisChat extends LitElement {
   @state() private markdownReady = false;
   /** Files are dragged over the composer. */
   @state() private dragging = false;
+  /** The server knows this visitor (`ready.conversations`): it has a conversation list. */
+  @state() private hasConversations = false;
 
   @query('.transcript') private transcript!: HTMLElement;
   @query('textarea') private textarea!: HTMLTextAreaElement;
@@ -442,6 +444,7 @@ export class AalisChat extends LitElement {
         // Uploads belong to their session: another one (switched, or a new one) starts bare.
         if (before.sessionId !== frame.sessionId) this.#attachments.clear();
         this.#attachments.offer = frame.uploads;
+        this.hasConversations = frame.conversations === true;
         this.#attachments.endpoint = new URL('images', this.#connection.serverBase);
         this.hasMore = frame.hasMore ?? false;
         this.notice = '';
@@ -449,6 +452,11 @@ export class AalisChat extends LitElement {
         break;
       case 'history':
         this.hasMore = frame.hasMore;
+        break;
+      case 'session_deleted':
+        // Deleted by its owner, in another tab or this one: a new conversation takes its place.
+        if (this.#deleting === frame.sessionId) this.#deleting = undefined;
+        this.newSession();
         break;
       case 'sessions': {
         if (this.conversationList) this.conversationList = { sessions: frame.sessions };
@@ -637,7 +645,7 @@ export class AalisChat extends LitElement {
 
   /** The row above the transcript: the visitor's conversations, when it has any to have. */
   #renderToolbar(): unknown {
-    if (!this.#connection.hasVisitor) return nothing;
+    if (!this.hasConversations) return nothing;
     return html`<div class="toolbar" part="toolbar">
       <button
         type="button"

@@ -17,7 +17,8 @@ const sessions = (list: Array<[string, string, number]>) => ({
 
 async function visitorMount(options: { locale?: string; theme?: string } = {}) {
   const mounted = await mount(options);
-  // An anonymous visitor's key, as a ready once gave it: this browser is a visitor.
+  // An anonymous visitor's key, as a ready once gave it: this browser is a visitor the
+  // server knows, and says so.
   await mounted.frames({
     type: 'ready',
     sessionId: SESSION,
@@ -25,14 +26,34 @@ async function visitorMount(options: { locale?: string; theme?: string } = {}) {
     messages: [],
     resumed: true,
     anonymousKey: 'anon-key-1',
+    conversations: true,
   });
   return mounted;
 }
 
 describe('the conversation list', () => {
-  it('is not offered without a visitor identity', async () => {
-    const { shadow } = await mount();
+  it('is not offered unless the server says the visitor has conversations (a shared token is no visitor)', async () => {
+    const { el, shadow, frames } = await mount();
     expect(shadow.querySelector('.conversations-button')).to.equal(null);
+    el.token = 'the-sites-shared-token';
+    await frames({ type: 'ready', sessionId: SESSION, serverTime: Date.now(), messages: [], resumed: true });
+    expect(shadow.querySelector('.conversations-button')).to.equal(null);
+  });
+
+  it('a conversation deleted in another tab is left here for a new one', async () => {
+    const { el, shadow, frames, socket } = await visitorMount();
+    await frames({
+      type: 'user_message',
+      sessionId: SESSION,
+      message: { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hi' }], createdAt: Date.now() },
+    });
+    expect(shadow.querySelector('.bubble.user')).to.exist;
+    await frames({ type: 'session_deleted', sessionId: SESSION });
+    await el.updateComplete;
+    expect(shadow.querySelector('.bubble.user')).to.equal(null);
+    const hello = socket.sent.at(-1)!;
+    expect(hello).to.include({ type: 'hello', anonymousKey: 'anon-key-1' });
+    expect(hello).not.to.have.property('sessionId');
   });
 
   it("lists the server's sessions newest first, and opens one with a new hello", async () => {

@@ -182,6 +182,11 @@ interface Session {
   claiming: boolean;
   /** Set once the cluster delivers the session's frames to this instance. */
   followed?: Promise<void>;
+  /**
+   * Its owner deleted it: kept in memory (with its owner) only until its tabs leave, so
+   * that no turn starts in it and no hello finds it.
+   */
+  deleted?: boolean;
 }
 
 /** 128 random bits: a session id is the only key to a conversation, so it must not be guessable. */
@@ -261,7 +266,12 @@ export class SessionHub {
     let stored = requestedId === undefined ? undefined : await store.ownerOf(requestedId);
     // A new session another instance made, with no message yet (a second tab elsewhere).
     if (stored === undefined && requestedId !== undefined) stored = await this.#announcedOwner(requestedId);
-    const live = requestedId === undefined ? undefined : this.#sessions.get(requestedId);
+    let live = requestedId === undefined ? undefined : this.#sessions.get(requestedId);
+    // Deleted while tabs still had it open: as unknown as any deleted conversation.
+    if (live?.deleted) {
+      live = undefined;
+      stored = undefined;
+    }
     const exists = live !== undefined || stored !== undefined;
     const known = exists && mayOpen(live ? live.owner : stored!, owner);
     const sessionId = known ? requestedId! : newSessionId();
@@ -291,6 +301,8 @@ export class SessionHub {
         ...(peer.visitor?.anonymousKey ? { anonymousKey: peer.visitor.anonymousKey } : {}),
         ...greetingFields(this.#options.greeting),
         ...(this.#images ? { uploads: this.#images.uploadsFor(sessionId) } : {}),
+        // A visitor the server knows has a conversation list; a shared token is no visitor.
+        ...(owner !== null ? { conversations: true } : {}),
       });
       const resume = snapshot(session.view, serverTime);
       if (resume) this.#deliver(peer, resume);
@@ -377,7 +389,7 @@ export class SessionHub {
 
   /**
    * Claims the session for a turn (one at a time: else `busy`), then starts it with the
-   * question `ask` gives, or refuses with why `ask` says it cannot be asked.
+   * question `ask` gives (asked once claimed), or refuses with why `ask` says it cannot be asked.
    */
   async #turnFrom(
     peer: Peer,
@@ -398,24 +410,13 @@ export class SessionHub {
     if (this.#shuttingDown) {
       return refuse(ErrorCode.ShuttingDown, 'the server is restarting; send again in a moment');
     }
+    if (session.deleted) return refuse(ErrorCode.BadFrame, 'this conversation was deleted: start a new one');
     const busy = () => refuse(ErrorCode.Busy, 'a turn is still running: wait for it to end, or stop it');
     if (session.turn || session.claiming) return busy();
     session.claiming = true;
     session.pending++;
     try {
-      let question: Awaited<ReturnType<typeof ask>>;
-      try {
-        question = await ask();
-      } catch (error) {
-        const errorId = this.#logError(error, 'reading the history failed');
-        return refuse(
-          ErrorCode.Storage,
-          'the conversation could not be read: try again in a moment',
-          errorId,
-        );
-      }
-      if ('refused' in question) return refuse(question.refused, question.message);
-      await this.#start(session, peer, question, clientMessageId, refuse, busy);
+      await this.#start(session, peer, ask, clientMessageId, refuse, busy);
     } finally {
       session.claiming = false;
       session.pending--;
@@ -426,7 +427,7 @@ export class SessionHub {
   async #start(
     session: Session,
     peer: Peer,
-    { text, images, replaces }: Question,
+    ask: () => Promise<Question | Refusal>,
     clientMessageId: string | undefined,
     refuse: (code: string, message: string, errorId?: string, more?: object) => void,
     busy: () => void,
@@ -464,6 +465,21 @@ export class SessionHub {
       if (claimed === 'busy') return busy();
       lease = claimed;
     }
+    // Asked once the turn is claimed (on every instance): what it checks (the last
+    // exchange, for regenerate and edit) cannot change before the turn begins.
+    let question: Question | Refusal;
+    try {
+      question = await ask();
+    } catch (error) {
+      void lease?.release();
+      const errorId = this.#logError(error, 'reading the history failed');
+      return refuse(ErrorCode.Storage, 'the conversation could not be read: try again in a moment', errorId);
+    }
+    if ('refused' in question) {
+      void lease?.release();
+      return refuse(question.refused, question.message);
+    }
+    const { text, images, replaces } = question;
     const startedAt = now();
     const userMessage: ChatMessage = {
       id: turnId,
@@ -609,7 +625,11 @@ export class SessionHub {
           return refuse(ErrorCode.BadFrame, 'rename_session: no such conversation of yours');
       } else if (change) {
         const session = this.#sessions.get(change.remove);
-        if (session && (session.turn || session.claiming || this.#remoteTurn(session)))
+        const answering =
+          (session && (session.turn || session.claiming || this.#remoteTurn(session))) ||
+          // A turn another instance runs, which this one may not follow.
+          (await this.#cluster?.isRunning(change.remove));
+        if (answering)
           return refuse(ErrorCode.Busy, 'delete_session: the conversation is answering; stop it first');
         // Claimed while it goes: no send of this instance starts a turn in it meanwhile.
         if (session) session.claiming = true;
@@ -624,6 +644,14 @@ export class SessionHub {
             ErrorCode.BadFrame,
             'delete_session: no such conversation of yours, or it is answering',
           );
+        // Every tab that has it open leaves it, here and on the other instances.
+        const gone: ServerFrame = { type: 'session_deleted', sessionId: change.remove };
+        const text = JSON.stringify(gone);
+        if (session) {
+          session.deleted = true;
+          this.#take(session, gone, text);
+        }
+        this.#cluster?.share(change.remove, text);
       }
       this.#deliver(peer, { type: 'sessions', sessions: await store.listSessions(owner, limit) });
     } catch (error) {
@@ -1082,7 +1110,11 @@ export class SessionHub {
     session.followed ??= cluster.follow(session.id, {
       // Frames other instances published, in order, delivered as they came.
       frames: (frames) => {
-        for (const { frame, text } of frames) this.#take(session, frame, text);
+        for (const { frame, text } of frames) {
+          // Deleted on another instance: this one's tabs leave it too.
+          if (frame.type === 'session_deleted') session.deleted = true;
+          this.#take(session, frame, text);
+        }
       },
       ownerGone: (turnId) => void this.#endOrphanedTurn(session, turnId),
     });

@@ -92,14 +92,6 @@ export class ChatConnection implements ReactiveController {
     this.#connection?.rehello();
   }
 
-  /** Whether this browser is a visitor the server knows (a token, or an anonymous key): it has conversations. */
-  get hasVisitor(): boolean {
-    return (
-      Boolean(this.host.tokenProvider ?? this.host.token) ||
-      Boolean(storage((s) => s.getItem(this.#visitorKey)))
-    );
-  }
-
   /** Whole seconds until the next attempt, while reconnecting. */
   get retryInSeconds(): number {
     const retryAt = this.#connection?.retryAt;
