@@ -4,16 +4,9 @@
  */
 import { expect } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
-import { SESSION, mount, userMessage } from './harness.js';
+import { mount, readyFrame, userMessage } from './harness.js';
 
-const ready = (fields: object = {}) => ({
-  type: 'ready',
-  sessionId: SESSION,
-  serverTime: Date.now(),
-  messages: [],
-  resumed: true,
-  ...fields,
-});
+const ready = readyFrame;
 const starterLabels = (shadow: ShadowRoot) =>
   [...shadow.querySelectorAll('.starter')].map((b) => b.textContent!.trim());
 

@@ -106,6 +106,16 @@ export async function mount(
   return mounted;
 }
 
+/** A `ready` for the test session (resumed, empty unless `fields` say otherwise). */
+export const readyFrame = (fields: object = {}) => ({
+  type: 'ready',
+  sessionId: SESSION,
+  serverTime: Date.now(),
+  messages: [],
+  resumed: true,
+  ...fields,
+});
+
 export async function until(condition: () => boolean, timeoutMs = 3_000): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!condition()) {

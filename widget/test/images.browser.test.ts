@@ -9,7 +9,7 @@
  */
 import { expect } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
-import { SESSION, mount, until, type Mounted } from './harness.js';
+import { SESSION, mount, readyFrame, until, type Mounted } from './harness.js';
 
 const uploads = (fields: object = {}) => ({
   ticket: 'session-test.abc.mac',
@@ -19,15 +19,7 @@ const uploads = (fields: object = {}) => ({
   types: ['image/png', 'image/jpeg', 'image/webp', 'image/gif'],
   ...fields,
 });
-const ready = (fields: object = {}) => ({
-  type: 'ready',
-  sessionId: SESSION,
-  serverTime: Date.now(),
-  messages: [],
-  resumed: true,
-  uploads: uploads(),
-  ...fields,
-});
+const ready = (fields: object = {}) => readyFrame({ uploads: uploads(), ...fields });
 
 /** A real PNG, drawn on a canvas. */
 async function png(name = 'chart.png', width = 40, height = 30): Promise<File> {
@@ -42,6 +34,12 @@ async function png(name = 'chart.png', width = 40, height = 30): Promise<File> {
   const blob = await new Promise<Blob>((resolve) => canvas.toBlob((b) => resolve(b!), 'image/png'));
   return new File([blob], name, { type: 'image/png' });
 }
+
+/** The server's answer to an upload it took. */
+const uploaded = (id: string) => ({
+  status: 201,
+  body: { id, mimeType: 'image/png', width: 40, height: 30, bytes: 99 },
+});
 
 /** Files as a page gives them: in a DataTransfer (the file input, a paste, a drop). */
 const transfer = (...files: File[]) => {
@@ -105,9 +103,7 @@ describe('attaching images', () => {
   });
 
   it('uploads a picked image with the ticket, then sends its id with the text', async () => {
-    const server = imageServer([
-      { status: 201, body: { id: 'img_one', mimeType: 'image/png', width: 40, height: 30, bytes: 99 } },
-    ]);
+    const server = imageServer([uploaded('img_one')]);
     try {
       const { el, shadow, socket } = await withImages();
       const file = await png();
@@ -140,9 +136,7 @@ describe('attaching images', () => {
   });
 
   it('an image alone can be sent, and a refused send gives the image back with the text', async () => {
-    const server = imageServer([
-      { status: 201, body: { id: 'img_two', mimeType: 'image/png', width: 40, height: 30, bytes: 99 } },
-    ]);
+    const server = imageServer([uploaded('img_two')]);
     try {
       const { el, shadow, socket, frames } = await withImages();
       pick(shadow, await png());
@@ -171,10 +165,7 @@ describe('attaching images', () => {
   });
 
   it('refuses before upload what is not an image by its bytes, too large, or one too many', async () => {
-    const server = imageServer([
-      { status: 201, body: { id: 'img_a', mimeType: 'image/png', width: 40, height: 30, bytes: 99 } },
-      { status: 201, body: { id: 'img_b', mimeType: 'image/png', width: 40, height: 30, bytes: 99 } },
-    ]);
+    const server = imageServer([uploaded('img_a'), uploaded('img_b')]);
     try {
       const { el, shadow, frames } = await withImages();
       // Named like an image, typed like one, and still not one.
@@ -235,10 +226,7 @@ describe('attaching images', () => {
   });
 
   it('a pasted image and a dropped one are attached; pasted text stays text', async () => {
-    const server = imageServer([
-      { status: 201, body: { id: 'img_p', mimeType: 'image/png', width: 40, height: 30, bytes: 99 } },
-      { status: 201, body: { id: 'img_d', mimeType: 'image/png', width: 40, height: 30, bytes: 99 } },
-    ]);
+    const server = imageServer([uploaded('img_p'), uploaded('img_d')]);
     try {
       const { el, shadow } = await withImages();
       const textarea = shadow.querySelector('textarea')!;
