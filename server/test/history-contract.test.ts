@@ -314,14 +314,17 @@ describe.each(backends.map((backend) => [backend.name, backend] as const))(
         expect(await store.countImages('nobody')).toBe(0);
       });
 
-      test("orphans (a session that never got a message) go after a while; a stored session's stay", async () => {
+      test('those no message names go after a while, whether their session has messages or not', async () => {
         const store = await fresh();
-        await store.beginTurn('kept', text('u1'), 10, 'v1');
+        const ref = { id: 'img_kept', mimeType: 'image/png' as const, width: 3, height: 2, bytes: 5 };
         await store.putImage(image('img_kept', 'kept', 10));
+        await store.putImage(image('img_removed', 'kept', 10));
+        await store.beginTurn('kept', { ...text('u1'), images: [ref] }, 10, 'v1');
         await store.putImage(image('img_old', 'never', 10));
         await store.putImage(image('img_new', 'never', 50));
-        expect(await store.dropOrphanImages(20)).toBe(1);
+        expect(await store.dropOrphanImages(20)).toBe(2);
         expect(await store.getImage('img_old')).toBeUndefined();
+        expect(await store.getImage('img_removed')).toBeUndefined();
         expect(await store.getImage('img_new')).toBeDefined();
         expect(await store.getImage('img_kept')).toBeDefined();
       });

@@ -54,7 +54,7 @@ describe('uploads', () => {
     const ready = await client.hello();
     const uploads = ready.uploads!;
     expect(uploads).toMatchObject({
-      maxBytes: 5 * 1024 * 1024,
+      maxBytes: 3_932_160,
       maxCount: 4,
       types: ['image/png', 'image/jpeg', 'image/webp', 'image/gif'],
     });
@@ -109,6 +109,15 @@ describe('uploads', () => {
     expect(await upload(server, image('chart.png'), { ticket })).toMatchObject({
       status: 413,
       json: { code: 'too_big', error: 'an image may be at most 0 MB' },
+    });
+    // A PNG header that says 9,000 pixels wide: more than any provider here takes.
+    const wide = Buffer.alloc(33);
+    image('chart.png').copy(wide, 0, 0, 16);
+    wide.writeUInt32BE(9_000, 16);
+    wide.writeUInt32BE(10, 20);
+    expect(await upload(server, wide, { ticket })).toMatchObject({
+      status: 413,
+      json: { code: 'too_big', error: 'an image may be at most 8000 pixels wide and high' },
     });
     expect(await upload(server, image('dot.gif'), {})).toMatchObject({
       status: 401,

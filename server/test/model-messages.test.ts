@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import type { ChatMessage, ToolCallPart } from '@aalis/protocol';
+import { loadImages } from '../src/agent/load-images.js';
 import { toModelMessages } from '../src/agent/model-messages.js';
 import type { StoredMessage } from '../src/agent/stored-message.js';
 
@@ -113,7 +114,7 @@ describe('tool results', () => {
   });
 });
 
-test("a question's images go with it, in order; one no longer stored is said to be missing", () => {
+test("a question's images go with it, in order; one not given is mentioned in the text", () => {
   const ref = (id: string) => ({ id, mimeType: 'image/png' as const, width: 1, height: 1, bytes: 5 });
   const asked: ChatMessage = { ...user, images: [ref('img_a'), ref('img_gone'), ref('img_b')] };
   const images = new Map([
@@ -123,7 +124,7 @@ test("a question's images go with it, in order; one no longer stored is said to 
   expect(toModelMessages([asked], images)).toEqual([
     {
       role: 'user',
-      content: 'go\n\n(1 attached image(s) could not be loaded.)',
+      content: 'go\n\n(1 attached image(s), not shown to you.)',
       images: [
         { mimeType: 'image/png', data: 'AAAA' },
         { mimeType: 'image/png', data: 'BBBB' },
@@ -131,4 +132,33 @@ test("a question's images go with it, in order; one no longer stored is said to 
     },
   ]);
   expect(toModelMessages([user], images)).toEqual([{ role: 'user', content: 'go' }]);
+});
+
+test("a turn shows the model the conversation's newest images, within a count and a size", async () => {
+  const ref = (id: string, bytes: number) => ({
+    id,
+    mimeType: 'image/png' as const,
+    width: 1,
+    height: 1,
+    bytes,
+  });
+  const asked = (id: string, ...images: Array<ReturnType<typeof ref>>): ChatMessage => ({
+    ...user,
+    id,
+    images,
+  });
+  const history = [
+    asked('q1', ref('a', 40)),
+    asked('q2', ref('b', 40), ref('c', 40)),
+    asked('q3', ref('d', 40)),
+  ];
+  const source = async (id: string) => ({ mimeType: 'image/png', data: Buffer.alloc(40, id) });
+  const keys = async (limits: { count: number; bytes: number }) => [
+    ...(await loadImages(history, source, limits)).keys(),
+  ];
+  expect(await keys({ count: 10, bytes: 1_000 })).toEqual(['d', 'c', 'b', 'a']);
+  expect(await keys({ count: 2, bytes: 1_000 })).toEqual(['d', 'c']);
+  expect(await keys({ count: 10, bytes: 120 })).toEqual(['d', 'c', 'b']);
+  // None for a model that reads none.
+  expect((await loadImages(history, undefined)).size).toBe(0);
 });

@@ -512,7 +512,10 @@ export class AalisChat extends LitElement {
         break;
       }
       case 'error':
-        this.#giveBack(frame.clientMessageId);
+        this.#giveBack(
+          frame.clientMessageId,
+          frame.code === ErrorCode.ImagesUnsupported ? errorText(this.strings, frame) : undefined,
+        );
         if (frame.sessionId) this.errors = [...this.errors, frame];
         // Refused before it was accepted: no answer was stopped, the words for `shutting_down` would be wrong.
         else
@@ -557,14 +560,14 @@ export class AalisChat extends LitElement {
    * composer, unless the visitor has started typing something else, so nothing typed is
    * lost.
    */
-  #giveBack(clientMessageId: string | undefined): void {
+  #giveBack(clientMessageId: string | undefined, imagesRefused?: string): void {
     if (clientMessageId === undefined) return;
     const text = this.#unconfirmed.get(clientMessageId);
     this.#unconfirmed.delete(clientMessageId);
     if (text !== undefined && !this.draft.trim()) this.draft = text;
     const images = this.#unconfirmedImages.get(clientMessageId);
     this.#unconfirmedImages.delete(clientMessageId);
-    if (images) this.#attachments.restore(images);
+    if (images) this.#attachments.restore(images, imagesRefused);
   }
 
   /** The previews of images a question took (or all of them), once it no longer needs them. */
@@ -579,7 +582,7 @@ export class AalisChat extends LitElement {
   /** Files pasted, dropped or picked: checked, then uploaded; refusals said on the notice line. */
   async #attach(files: Iterable<File>): Promise<void> {
     const refused = await this.#attachments.add(files);
-    this.notice = refused.join(' ');
+    if (refused.length) this.notice = refused.join(' ');
   }
 
   #imageUrl = (id: string): string =>

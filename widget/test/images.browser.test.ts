@@ -155,8 +155,9 @@ describe('attaching images', () => {
         clientMessageId: sent.clientMessageId,
       });
       await el.updateComplete;
-      expect(attachmentStates(shadow)).to.deep.equal(['ready']);
-      expect(notice(shadow)).to.equal(
+      // Back in the composer, marked as refused: Send would fail the same way again.
+      expect(attachmentStates(shadow)).to.deep.equal(['failed']);
+      expect(shadow.querySelector('.attachment-state')!.textContent).to.equal(
         'These images cannot be sent: attach them again, or send without them.',
       );
     } finally {

@@ -23,7 +23,8 @@ const MAY_HAVE_COMPLETED =
 
 /**
  * `images` holds the bytes of the images the user messages name, by id (the agent loads
- * them from the history); one it lacks (deleted meanwhile) is described instead.
+ * them from the history); one it lacks (an older one past the turn's image budget, one
+ * deleted meanwhile, any for a model that reads none) is mentioned in the text instead.
  */
 export function toModelMessages(
   messages: readonly StoredMessage[],
@@ -45,7 +46,7 @@ function userMessage(message: StoredMessage, images: ReadonlyMap<string, ToolIma
   const missing = refs.length - found.length;
   return {
     role: 'user',
-    content: missing ? `${content}\n\n(${missing} attached image(s) could not be loaded.)`.trim() : content,
+    content: missing ? `${content}\n\n(${missing} attached image(s), not shown to you.)`.trim() : content,
     ...(found.length ? { images: found } : {}),
   };
 }

@@ -40,7 +40,8 @@ export class MemoryHistoryStore implements HistoryStore {
   }
 
   async getImage(id: string): Promise<StoredImage | undefined> {
-    return this.#images.get(id);
+    const image = this.#images.get(id);
+    return image && { ...image };
   }
 
   async countImages(sessionId: string): Promise<number> {
@@ -52,7 +53,10 @@ export class MemoryHistoryStore implements HistoryStore {
   async dropOrphanImages(before: number): Promise<number> {
     let dropped = 0;
     for (const [id, image] of this.#images) {
-      if (image.createdAt < before && !this.#sessions.has(image.sessionId)) {
+      const named = this.#sessions
+        .get(image.sessionId)
+        ?.messages.some((message) => message.images?.some((ref) => ref.id === id));
+      if (image.createdAt < before && !named) {
         this.#images.delete(id);
         dropped++;
       }

@@ -282,8 +282,10 @@ export class PostgresHistoryStore implements HistoryStore {
 
   async dropOrphanImages(before: number): Promise<number> {
     const { rowCount } = await this.#pool.query(
+      // A message names an image by its id (128 random bits): found in its stored body.
       `DELETE FROM images WHERE created_at < $1
-          AND NOT EXISTS (SELECT 1 FROM sessions WHERE sessions.id = images.session_id)`,
+          AND NOT EXISTS (SELECT 1 FROM messages
+                           WHERE messages.session_id = images.session_id AND strpos(messages.body, images.id) > 0)`,
       [before],
     );
     return rowCount ?? 0;

@@ -147,9 +147,11 @@ export class SqliteHistoryStore implements HistoryStore {
                 created_at AS createdAt FROM images WHERE id = ?`,
       ),
       countImages: db.prepare('SELECT count(*) FROM images WHERE session_id = ?').pluck(),
+      // A message names an image by its id (128 random bits): found in its stored body.
       dropOrphanImages: db.prepare(
         `DELETE FROM images WHERE created_at < ?
-            AND NOT EXISTS (SELECT 1 FROM sessions WHERE sessions.id = images.session_id)`,
+            AND NOT EXISTS (SELECT 1 FROM messages
+                             WHERE messages.session_id = images.session_id AND instr(messages.body, images.id) > 0)`,
       ),
       // In the stored body: only an answer of that session (the verdict before is read first).
       feedbackOf: db.prepare(

@@ -74,9 +74,9 @@ export interface HistoryStore {
   /** How many images a session has had uploaded (its limit counts them). */
   countImages(sessionId: string): Promise<number>;
   /**
-   * Deletes the images uploaded before `before` for sessions that never got a message (a
-   * question never sent, a tab closed); returns how many went. Those of a stored session
-   * go with the session (`deleteSession`).
+   * Deletes the images uploaded before `before` that no message of their session names (a
+   * question never sent, an image removed, a tab closed); returns how many went. The
+   * others go with their session (`deleteSession`).
    */
   dropOrphanImages(before: number): Promise<number>;
   /**

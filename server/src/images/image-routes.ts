@@ -32,6 +32,9 @@ export interface ImageRoutesOptions {
   now?: () => number;
 }
 
+/** Longest side accepted, in pixels: Anthropic refuses larger images. */
+const MAX_SIDE = 8_000;
+
 /** Addresses whose upload counts are kept at once; the oldest goes first beyond this. */
 const MAX_TRACKED_ADDRESSES = 10_000;
 const HOUR_MS = 60 * 60 * 1000;
@@ -65,8 +68,7 @@ export async function registerImageRoutes(app: FastifyInstance, options: ImageRo
     );
     // Fastify's own refusals (a body over the limit, a bad length) in this route's words.
     scope.setErrorHandler((error: { statusCode?: number; code?: string }, request, reply) => {
-      if (error.statusCode === 413)
-        return refuse(reply, 413, 'too_big', `an image may be at most ${megabytes(settings.maxBytes)}`);
+      if (error.statusCode === 413) return tooBig(reply);
       request.log.error({ err: error }, 'image upload failed');
       return refuse(
         reply,
@@ -97,7 +99,11 @@ export async function registerImageRoutes(app: FastifyInstance, options: ImageRo
       return reply.code(204).send();
     });
 
-    scope.post(IMAGES_PATH, { onRequest: guarded }, async (request, reply) => {
+    // Who may upload is checked before a byte of the body is read: a request without a
+    // ticket, from another origin, over the rate or announcing too large a body never
+    // makes the server buffer anything.
+    const sessions = new WeakMap<FastifyRequest, string>();
+    const admit = async (request: FastifyRequest, reply: FastifyReply) => {
       if (!corsFor(request, reply))
         return refuse(reply, 403, 'origin', 'this page may not upload to this server');
       const ticket = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
@@ -112,18 +118,29 @@ export async function registerImageRoutes(app: FastifyInstance, options: ImageRo
             : 'an upload needs the ticket of a session (ready.uploads.ticket)',
         );
       }
+      if (Number(request.headers['content-length'] ?? 0) > settings.maxBytes) return tooBig(reply);
       const address = clientIpOf(request.socket.remoteAddress, request.headers['x-forwarded-for']);
       const rate = address === undefined ? ({ ok: true } as const) : uploadFrom(address);
       if (!rate.ok) {
         void reply.header('retry-after', String(retryAfterSeconds(rate.retryInMs)));
         return refuse(reply, 429, 'too_many', 'too many images from this address: try again later');
       }
+      sessions.set(request, checked.sessionId);
+    };
+    const tooBig = (reply: FastifyReply) =>
+      refuse(reply, 413, 'too_big', `an image may be at most ${megabytes(settings.maxBytes)}`);
+
+    scope.post(IMAGES_PATH, { onRequest: [...guarded, admit] }, async (request, reply) => {
+      const sessionId = sessions.get(request)!;
       const data = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const facts = describeImage(data);
       if (!facts) {
         return refuse(reply, 415, 'not_an_image', 'this file is not a PNG, JPEG, WebP or GIF image');
       }
-      const { sessionId } = checked;
+      // The largest side any provider here takes (Anthropic: 8,000 pixels).
+      if (facts.width > MAX_SIDE || facts.height > MAX_SIDE) {
+        return refuse(reply, 413, 'too_big', `an image may be at most ${MAX_SIDE} pixels wide and high`);
+      }
       if ((await store.countImages(sessionId)) >= settings.maxPerSession) {
         return refuse(
           reply,

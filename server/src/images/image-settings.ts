@@ -6,7 +6,10 @@
 import type { ImageMimeType } from '@aalis/protocol';
 
 export interface ImageSettings {
-  /** Largest image, in bytes (5 MiB: Anthropic's own limit per image). */
+  /**
+   * Largest image, in bytes: 3.75 MiB by default, which is 5 MB as base64, Anthropic's
+   * limit per image (OpenAI takes 20 MB).
+   */
   maxBytes: number;
   /** Most images one question names. */
   maxCount: number;
@@ -17,7 +20,7 @@ export interface ImageSettings {
 }
 
 export const DEFAULT_IMAGE_SETTINGS: ImageSettings = {
-  maxBytes: 5 * 1024 * 1024,
+  maxBytes: 3_932_160,
   maxCount: 4,
   maxPerSession: 40,
   perIpPerHour: 120,
@@ -25,6 +28,13 @@ export const DEFAULT_IMAGE_SETTINGS: ImageSettings = {
 
 /** The types every provider here reads (PNG, JPEG, WebP, and GIF's first frame). */
 export const IMAGE_TYPES: readonly ImageMimeType[] = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
+
+/**
+ * What a turn shows the model of the conversation's images, newest first: at most this
+ * many, and this many bytes together (Anthropic's requests stop at 32 MB; base64 adds a
+ * third). Older images are named in their question's text instead.
+ */
+export const CONTEXT_IMAGES = { count: 20, bytes: 16 * 1024 * 1024 };
 
 /** How long an upload ticket lasts: a page open longer gets a new one with its next hello. */
 export const TICKET_LIFETIME_MS = 12 * 60 * 60 * 1000;

@@ -625,16 +625,16 @@ export class SessionHub {
           return refuse(ErrorCode.BadFrame, 'rename_session: no such conversation of yours');
       } else if (change) {
         const session = this.#sessions.get(change.remove);
-        const answering =
-          (session && (session.turn || session.claiming || this.#remoteTurn(session))) ||
-          // A turn another instance runs, which this one may not follow.
-          (await this.#cluster?.isRunning(change.remove));
-        if (answering)
+        if (session && (session.turn || session.claiming || this.#remoteTurn(session)))
           return refuse(ErrorCode.Busy, 'delete_session: the conversation is answering; stop it first');
-        // Claimed while it goes: no send of this instance starts a turn in it meanwhile.
+        // Claimed while it goes (from before the first await): no send of this instance
+        // starts a turn in it meanwhile.
         if (session) session.claiming = true;
         let deleted: boolean;
         try {
+          // A turn another instance runs, which this one may not follow.
+          if (await this.#cluster?.isRunning(change.remove))
+            return refuse(ErrorCode.Busy, 'delete_session: the conversation is answering; stop it first');
           deleted = await store.deleteSession(owner, change.remove);
         } finally {
           if (session) session.claiming = false;
@@ -700,7 +700,8 @@ export class SessionHub {
         history,
         signal: turn.controller.signal,
         workspace: workspaces.for(sessionId),
-        images: (id) => store.getImage(id),
+        // Only to a model that reads them: one that does not is told they were there.
+        ...(this.#images ? { images: (id: string) => store.getImage(id) } : {}),
         approvals: turn.approvals,
         executions: {
           starting: (callId, name) =>

@@ -83,6 +83,8 @@ export class Attachments implements ReactiveController {
         break;
       }
       const type = imageTypeOf(new Uint8Array(await file.slice(0, IMAGE_SIGNATURE_BYTES).arrayBuffer()));
+      // Another conversation (or server) meanwhile: its ticket is not this one's.
+      if (this.offer !== offer) return refused;
       if (!type || !offer.types.includes(type)) {
         refused.push(strings.notAnImage(file.name || type || 'file'));
         continue;
@@ -122,10 +124,15 @@ export class Attachments implements ReactiveController {
     return taken;
   }
 
-  /** A question the server refused gets its attachments back, when none were added meanwhile. */
-  restore(items: Attachment[]): void {
-    if (this.items.length) return items.forEach((item) => URL.revokeObjectURL(item.preview));
-    this.items = items;
+  /**
+   * A question the server refused gets its attachments back, before any added meanwhile.
+   * `failed`: the server refused the images themselves; each says so, to be removed.
+   */
+  restore(items: Attachment[], failed?: string): void {
+    const back = failed
+      ? items.map((item): Attachment => ({ ...item, state: 'failed', error: failed }))
+      : items;
+    this.items = [...back, ...this.items];
     this.host.requestUpdate();
   }
 
