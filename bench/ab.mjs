@@ -8,7 +8,16 @@
 //
 // Load `session`: bench/turn-cost.mjs's (1,000 one-fragment sessions over 10 s); a
 // number: that many sessions streaming 25 fragments/s for 20 s (benchmark 2's).
-import { median, ms } from './lib.mjs';
+//
+// Load `resume`: benchmark 5 (a page restoring 50 KB and five cards), the builds being
+// two copies of the widget's dist files (aalis-chat*.js), copied into widget/dist in turn
+// (the server serves the newest file); the figure is each run's median of 7 page loads:
+//
+//   node bench/ab.mjs resume 3 /tmp/ab/before /tmp/ab/after
+import { copyFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { median, ms, root } from './lib.mjs';
+import { resumeBench } from './resume.mjs';
 import { scaleStep } from './scale.mjs';
 import { sessionCostRun } from './turn-cost.mjs';
 
@@ -16,18 +25,32 @@ const [load = 'session', repeats = '3', before = 'server/dist-before', after = '
   process.argv.slice(2);
 const builds = { before, after };
 const perSession = load === 'session';
-const figure = perSession ? 'cpuMsPerSession' : 'p99';
+const widget = load === 'resume';
+const figure = widget ? 'medianMs' : perSession ? 'cpuMsPerSession' : 'p99';
+
+/** A widget build into widget/dist, where the server reads it. */
+function useWidget(dir) {
+  for (const file of readdirSync(dir).filter((f) => /^aalis-chat.*\.js$/.test(f)))
+    copyFileSync(join(dir, file), join(root, 'widget/dist', file));
+}
 const runs = { before: [], after: [] };
 
 for (let round = 0; round < Number(repeats); round++) {
   for (const name of round % 2 ? ['after', 'before'] : ['before', 'after']) {
-    process.env.BENCH_SERVER_DIST = builds[name];
-    const sessions = perSession ? 1000 : Number(load);
-    const step = perSession
-      ? await sessionCostRun('aalis')
-      : await scaleStep(sessions, { seconds: 20, warmUp: 100 });
-    // A build whose turns fail would look cheap.
-    if (step.finalExact !== sessions || step.lost) throw new Error(`${name}: turns did not all end exactly`);
+    let step;
+    if (widget) {
+      useWidget(builds[name]);
+      step = await resumeBench();
+    } else {
+      process.env.BENCH_SERVER_DIST = builds[name];
+      const sessions = perSession ? 1000 : Number(load);
+      step = perSession
+        ? await sessionCostRun('aalis')
+        : await scaleStep(sessions, { seconds: 20, warmUp: 100 });
+      // A build whose turns fail would look cheap.
+      if (step.finalExact !== sessions || step.lost)
+        throw new Error(`${name}: turns did not all end exactly`);
+    }
     runs[name].push(step);
     console.error(`${name}: ${figure} ${ms(step[figure], 3)}`);
   }
@@ -39,3 +62,5 @@ for (const name of ['before', 'after']) {
   console.log(`${name} (${builds[name]}): ${figure} ${ms(medians[name], 3)}, median of ${repeats}`);
 }
 console.log(`after/before: ${(medians.after / medians.before).toFixed(3)}`);
+// The widget build left in place is the one the working tree made.
+if (widget) useWidget(builds.after);

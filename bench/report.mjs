@@ -5,7 +5,17 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ms, root } from './lib.mjs';
 
-export function renderReport({ machine, date, latency, scale, turnCost, render, resume, widgetBundle }) {
+export function renderReport({
+  machine,
+  date,
+  latency,
+  scale,
+  turnCost,
+  render,
+  resume,
+  idle,
+  widgetBundle,
+}) {
   const scaleRow = (r) =>
     `| ${r.target} | ${r.sessions} | ${r.fragmentsPerSecond} | ${ms(r.p50)} | **${ms(r.p99)}** (${(r.p99s ?? [r.p99]).map((p) => ms(p, 1)).join(', ')}) | ${ms(r.p99ByPhase.start, 1)} / ${ms(r.p99ByPhase.middle, 1)} / ${ms(r.p99ByPhase.end, 1)} | ${ms(r.max, 1)} | ${r.lost} | ${r.finalExact}/${r.sessions} | ${ms(r.cpuMsPerFragment, 3)} | ${Math.round(r.cpuShare * 100)}% | ${r.memoryKbPerSession} | ${Math.round(r.harnessCoreBusy * 100)}% |`;
 
@@ -124,7 +134,21 @@ A turn runs with ${resume.textKb} KB of text so far and ${resume.tools} tool cal
 opens on that session. From its WebSocket opening to the restored view painted (the text
 and all ${resume.tools} cards on screen), ${resume.repeats} page loads after a warm-up: median
 **${ms(resume.medianMs, 0)} ms**, slowest ${ms(resume.maxMs, 0)} ms (bench/resume.mjs).
+${
+  idle
+    ? `
+## 6. Idle connections
 
+${idle.connections} connections that said hello and wait (pages open, no turn), the server alone on core 0
+(bench/idle.mjs). Connected in ${ms(idle.connectSeconds, 1)} s. Server memory (RSS): ${ms(idle.rssBeforeMiB, 0)} MiB
+before, **${ms(idle.rssWithMiB, 0)} MiB** with them (peak ${ms(idle.rssPeakMiB, 0)} MiB), ${ms(idle.kibPerConnection, 1)} KiB
+per connection. CPU while they were idle for ${idle.windowSeconds} s (two heartbeats: a ping to each, its pong back):
+**${ms(idle.idleCpuShare * 100, 1)}% of a core**. Connections lost meanwhile: ${idle.closedMeanwhile}.
+
+Goal: under 500 MB and under 5% of a core: **${idle.rssWithMiB * 1.048576 < 500 && idle.idleCpuShare < 0.05 ? 'met' : 'missed'}**.
+`
+    : ''
+}
 ${existsSync(hand) ? readFileSync(hand, 'utf8') : ''}`;
   return report;
 }

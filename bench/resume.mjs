@@ -45,6 +45,30 @@ function startUpstream() {
   );
 }
 
+/** A CPU profile's self time (ms) by function and place. */
+function selfTimeByFunction(profile) {
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const self = new Map();
+  profile.samples.forEach((id, i) => {
+    const { functionName, url, lineNumber } = nodes.get(id).callFrame;
+    const key = `${functionName || '(anonymous)'} ${url.split('/').pop()}:${lineNumber + 1}`;
+    self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+  });
+  return self;
+}
+
+/** The 25 functions with the most self time, averaged over the loads. */
+function topFunctions(profiles) {
+  const total = new Map();
+  for (const self of profiles)
+    for (const [key, ms] of self) total.set(key, (total.get(key) ?? 0) + ms / profiles.length);
+  return [...total]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 25)
+    .map(([key, ms]) => `${ms.toFixed(1).padStart(7)} ms  ${key}`)
+    .join('\n');
+}
+
 export async function resumeBench({ repeats = 7 } = {}) {
   const upstream = await startUpstream();
   const aalis = await startAalis(upstream.url);
@@ -73,6 +97,7 @@ export async function resumeBench({ repeats = 7 } = {}) {
       });
     });
     const timings = [];
+    const selfTimes = [];
     for (let run = 0; run < repeats + 1; run++) {
       const page = await browser.newPage();
       if (process.env.RESUME_DEBUG) page.on('console', (m) => console.error('[page]', m.text()));
@@ -103,6 +128,14 @@ export async function resumeBench({ repeats = 7 } = {}) {
           body: `<script type="module" src="/aalis-chat.js"></script><aalis-chat></aalis-chat>`,
         }),
       );
+      // RESUME_PROFILE=1: Chromium's sampling profiler over each load, summed by function
+      // (build the widget with NO_MINIFY=1 for names): where the page's time goes.
+      const cdp = process.env.RESUME_PROFILE ? await page.context().newCDPSession(page) : undefined;
+      if (cdp) {
+        await cdp.send('Profiler.enable');
+        await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
+        await cdp.send('Profiler.start');
+      }
       await page.goto(`http://127.0.0.1:${aalis.port}/resume-page`);
       await page
         .waitForFunction(() => window.__paintedAt, null, { timeout: 20_000 })
@@ -120,8 +153,10 @@ export async function resumeBench({ repeats = 7 } = {}) {
         });
       const ms = await page.evaluate(() => window.__paintedAt - window.__openedAt);
       if (run > 0) timings.push(ms);
+      if (cdp && run > 0) selfTimes.push(selfTimeByFunction((await cdp.send('Profiler.stop')).profile));
       await page.close();
     }
+    if (selfTimes.length) console.error(topFunctions(selfTimes));
     return {
       repeats,
       textKb: TEXT_KB,

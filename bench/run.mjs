@@ -10,6 +10,7 @@ import { root } from './lib.mjs';
 import { ensurePeerInstalled } from './peer/install.mjs';
 import { scaleBench } from './scale.mjs';
 import { resumeBench } from './resume.mjs';
+import { idleBench } from './idle.mjs';
 import { renderReport } from './report.mjs';
 import { turnCostBench } from './turn-cost.mjs';
 import { widgetRenderBench } from './widget-render.mjs';
@@ -42,11 +43,14 @@ const render = await widgetRenderBench(quick ? { seconds: 2 } : {});
 console.error('bench 5: resume…');
 const resume = await resumeBench(quick ? { repeats: 2 } : {});
 
+console.error('bench 6: idle connections…');
+const idle = await idleBench(quick ? { connections: 500, windowSeconds: 5 } : {});
+
 const bundle = join(root, 'widget/dist/aalis-chat.js');
 const raw = existsSync(bundle) ? readFileSync(bundle) : undefined;
 const widgetBundle = raw ? { raw: raw.length, gzipped: gzipSync(raw, { level: 9 }).length } : undefined;
 
-const results = { machine, date, latency, scale, turnCost, render, resume, widgetBundle };
+const results = { machine, date, latency, scale, turnCost, render, resume, idle, widgetBundle };
 writeFileSync(join(root, 'bench/results.json'), JSON.stringify(results, null, 2) + '\n');
 const report = renderReport(results);
 writeFileSync(join(root, 'bench/RESULTS.md'), report);

@@ -36,7 +36,8 @@ await build({
     outDir: 'dist',
     emptyOutDir: false,
     target: 'es2022',
-    minify: true,
+    // NO_MINIFY=1 keeps the names, for a profile (bench/resume.mjs with RESUME_PROFILE=1).
+    minify: !process.env.NO_MINIFY,
     modulePreload: false,
     copyPublicDir: false,
     rolldownOptions: {
