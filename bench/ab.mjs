@@ -14,10 +14,14 @@
 // (the server serves the newest file); the figure is each run's median of 7 page loads:
 //
 //   node bench/ab.mjs resume 3 /tmp/ab/before /tmp/ab/after
+//
+// Load `render`: benchmark 4 (three busy cards under a 300-message transcript) on the
+// same two widget builds; the figure is the main thread's busy share.
 import { copyFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { median, ms, root } from './lib.mjs';
 import { resumeBench } from './resume.mjs';
+import { widgetRenderBench } from './widget-render.mjs';
 import { scaleStep } from './scale.mjs';
 import { sessionCostRun } from './turn-cost.mjs';
 
@@ -25,8 +29,15 @@ const [load = 'session', repeats = '3', before = 'server/dist-before', after = '
   process.argv.slice(2);
 const builds = { before, after };
 const perSession = load === 'session';
-const widget = load === 'resume';
-const figure = widget ? 'medianMs' : perSession ? 'cpuMsPerSession' : 'p99';
+const widget = load === 'resume' || load === 'render';
+const figure =
+  load === 'resume'
+    ? 'medianMs'
+    : load === 'render'
+      ? 'mainThreadBusyShare'
+      : perSession
+        ? 'cpuMsPerSession'
+        : 'p99';
 
 /** A widget build into widget/dist, where the server reads it. */
 function useWidget(dir) {
@@ -40,7 +51,7 @@ for (let round = 0; round < Number(repeats); round++) {
     let step;
     if (widget) {
       useWidget(builds[name]);
-      step = await resumeBench();
+      step = load === 'resume' ? await resumeBench() : await widgetRenderBench();
     } else {
       process.env.BENCH_SERVER_DIST = builds[name];
       const sessions = perSession ? 1000 : Number(load);

@@ -46,7 +46,7 @@ function startUpstream() {
 }
 
 /** A CPU profile's self time (ms) by function and place. */
-function selfTimeByFunction(profile) {
+export function selfTimeByFunction(profile) {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const self = new Map();
   profile.samples.forEach((id, i) => {
@@ -58,7 +58,7 @@ function selfTimeByFunction(profile) {
 }
 
 /** The 25 functions with the most self time, averaged over the loads. */
-function topFunctions(profiles) {
+export function topFunctions(profiles) {
   const total = new Map();
   for (const self of profiles)
     for (const [key, ms] of self) total.set(key, (total.get(key) ?? 0) + ms / profiles.length);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { chromePath, chromiumArgs } from '../scripts/ensure-chromium.mjs';
 import { root } from './lib.mjs';
+import { selfTimeByFunction, topFunctions } from './resume.mjs';
 
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">
 <script type="module" src="/aalis-chat.js"></script></head><body>
@@ -41,6 +42,12 @@ export async function widgetRenderBench({ seconds = 10, rate = 100, cards = 3, h
     const metric = async () =>
       Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
     const before = await metric();
+    // WIDGET_PROFILE=1: Chromium's sampling profiler over the run, by function (build the
+    // widget with NO_MINIFY=1 for names).
+    if (process.env.WIDGET_PROFILE) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.start');
+    }
     const result = await page.evaluate(
       async ({ seconds, rate, cards, history }) => {
         await customElements.whenDefined('aalis-chat');
@@ -132,6 +139,8 @@ export async function widgetRenderBench({ seconds = 10, rate = 100, cards = 3, h
       { seconds, rate, cards, history },
     );
     const after = await metric();
+    if (process.env.WIDGET_PROFILE)
+      console.error(topFunctions([selfTimeByFunction((await cdp.send('Profiler.stop')).profile)]));
     result.mainThreadBusyShare = (after.TaskDuration - before.TaskDuration) / result.seconds;
     result.heapUsedMb = Math.round(after.JSHeapUsedSize / 2 ** 20);
     return result;

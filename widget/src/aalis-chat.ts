@@ -750,20 +750,26 @@ export class AalisChat extends LitElement {
               : nothing
           }
           ${
-            // The history changes only when a turn ends: not re-diffed on every frame.
-            guard(
-              [
-                this.view.messages,
-                this.locale,
-                this.markdownReady,
-                this.commenting,
-                this.copied,
-                this.chosen,
-                this.editing,
-                turn === null,
-              ],
-              () => this.#renderHistory(),
-            )
+            this.view.messages.length
+              ? html`<div class="history">
+                  ${
+                    // The history changes only when a turn ends: not re-diffed on every frame.
+                    guard(
+                      [
+                        this.view.messages,
+                        this.locale,
+                        this.markdownReady,
+                        this.commenting,
+                        this.copied,
+                        this.chosen,
+                        this.editing,
+                        turn === null,
+                      ],
+                      () => this.#renderHistory(),
+                    )
+                  }
+                </div>`
+              : nothing
           }
           ${this.#renderGreeting()}
           ${

@@ -151,6 +151,15 @@ export const chatStyles = [
       padding: var(--_space);
       position: relative;
     }
+    /* The finished messages, apart from the running turn: a card that ticks changes the
+       turn's size, and the history keeps its layout (the column lays out two children,
+       not every message, at each frame). */
+    .history {
+      display: flex;
+      flex-direction: column;
+      gap: var(--_space);
+      contain: layout;
+    }
     .column {
       max-width: var(--_max-width);
       margin: 0 auto;
