@@ -51,6 +51,9 @@ import { ReasoningClock } from './render/reasoning-clock.js';
 import { renderStatusLine } from './render/status-line.js';
 import { chatStyles } from './styles/chat.styles.js';
 
+/** Places of the history shown per frame while a long history is first shown: newest first. */
+const HISTORY_CHUNK = 10;
+
 /**
  * `<aalis-chat>`: a streaming, tool-using LLM chat for any page, talking to an Aalis
  * protocol server. Everything it shows is the protocol reducer's view of the frames it
@@ -212,6 +215,12 @@ export class AalisChat extends LitElement {
   @state() private dragging = false;
   /** The server knows this visitor (`ready.conversations`): it has a conversation list. */
   @state() private hasConversations = false;
+  /**
+   * How many places of the history are shown, counted from the newest: a long history
+   * shows its newest places first and the older ones a chunk a frame after, so that no
+   * render of it is a long task (`#revealOlder`).
+   */
+  @state() private shownPlaces = Infinity;
 
   @query('.transcript') private transcript!: HTMLElement;
   @query('textarea') private textarea!: HTMLTextAreaElement;
@@ -240,6 +249,7 @@ export class AalisChat extends LitElement {
   #deleting: string | undefined;
   /** The thumb last pressed here, by answer: its comment goes with it, before the server's echo. */
   readonly #ratings = new Map<string, 'up' | 'down'>();
+  #revealing = false;
   /** Re-renders the approval cards when their minutes left change. */
   #expiryTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -407,6 +417,29 @@ export class AalisChat extends LitElement {
   }
 
   /** Moves the focus to `selector` (the text box by default) once rendered: the focused control is about to go. */
+  /** Shows the history's older places, a chunk a frame, until all are shown. */
+  #revealOlder(): void {
+    const places = () => versionGroups(this.view.messages).length;
+    if (places() <= HISTORY_CHUNK) {
+      this.shownPlaces = Infinity;
+      return;
+    }
+    this.shownPlaces = HISTORY_CHUNK;
+    if (this.#revealing) return;
+    this.#revealing = true;
+    // After the frame that shows a chunk, the next: one chunk per frame.
+    const afterFrame = () =>
+      void this.updateComplete.then(() => requestAnimationFrame(() => setTimeout(next)));
+    const next = () => {
+      const more = this.shownPlaces + HISTORY_CHUNK;
+      const done = more >= places() || !this.isConnected;
+      this.shownPlaces = done ? Infinity : more;
+      if (done) this.#revealing = false;
+      else afterFrame();
+    };
+    afterFrame();
+  }
+
   #focusAfterUpdate(selector = 'textarea'): void {
     void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>(selector)?.focus());
   }
@@ -447,11 +480,14 @@ export class AalisChat extends LitElement {
         this.hasConversations = frame.conversations === true;
         this.#attachments.endpoint = new URL('images', this.#connection.serverBase);
         this.hasMore = frame.hasMore ?? false;
+        this.#revealOlder();
         this.notice = '';
         this.#startTurn();
         break;
       case 'history':
         this.hasMore = frame.hasMore;
+        // Asked for: shown at once.
+        this.shownPlaces = Infinity;
         break;
       case 'session_deleted':
         // Deleted by its owner, in another tab or this one: a new conversation takes its place.
@@ -764,6 +800,7 @@ export class AalisChat extends LitElement {
                         this.chosen,
                         this.editing,
                         turn === null,
+                        this.shownPlaces,
                       ],
                       () => this.#renderHistory(),
                     )
@@ -850,7 +887,8 @@ export class AalisChat extends LitElement {
    * (edit the question, regenerate the answer) while no turn runs.
    */
   #renderHistory(): unknown {
-    const groups = versionGroups(this.view.messages);
+    const all = versionGroups(this.view.messages);
+    const groups = all.slice(Math.max(0, all.length - this.shownPlaces));
     const idle = this.view.turn === null;
     return repeat(
       groups,

@@ -36,6 +36,30 @@ describe('render cost', () => {
   });
 });
 
+describe('a long history', () => {
+  it('shows its newest places at once and the older ones over the next frames, at the bottom throughout', async () => {
+    const now = Date.now();
+    const messages = Array.from({ length: 200 }, (_, i) => ({
+      id: `m${i}`,
+      role: i % 2 ? 'assistant' : 'user',
+      parts: [{ type: 'text', text: `message ${i}` }],
+      createdAt: now - (200 - i) * 1000,
+    }));
+    const { el, shadow } = await mount({ messages });
+    const shown = () => shadow.querySelectorAll('.history .bubble[data-id]').length;
+    const transcript = shadow.querySelector<HTMLElement>('.transcript')!;
+    const atBottom = () => transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 2;
+    // The first render is a chunk, the newest: not all 200 at once.
+    expect(shown()).to.be.within(2, 40);
+    expect(shadow.querySelector('[data-id="m199"]')).to.exist;
+    expect(shadow.querySelector('[data-id="m0"]')).to.equal(null);
+    await until(() => shown() === 200, 5_000);
+    await el.updateComplete;
+    expect(shadow.querySelector('.history .bubble[data-id]')!.getAttribute('data-id')).to.equal('m0');
+    expect(atBottom()).to.equal(true);
+  });
+});
+
 describe('scrolling', () => {
   it('follows new output, stops when the reader scrolls up, and jumps back on request', async () => {
     const { el, frames, shadow } = await mount();
