@@ -310,6 +310,12 @@ describe.each(backends.map((backend) => [backend.name, backend] as const))(
         expect(Buffer.compare(back!.data, data)).toBe(0);
         expect(await store.getImage('img_none')).toBeUndefined();
         expect(await store.countImages('s')).toBe(2);
+        // Their refs, no bytes, only the session's own.
+        const refs = await store.imageRefs('s', ['img_b', 'img_c', 'img_a', 'img_none']);
+        expect(refs.sort((x, y) => x.id.localeCompare(y.id))).toEqual([
+          { id: 'img_a', mimeType: 'image/png', width: 3, height: 2, bytes: 256 },
+          { id: 'img_b', mimeType: 'image/png', width: 3, height: 2, bytes: 5 },
+        ]);
         expect(await store.countImages('other')).toBe(1);
         expect(await store.countImages('nobody')).toBe(0);
       });

@@ -51,6 +51,9 @@ import { ReasoningClock } from './render/reasoning-clock.js';
 import { renderStatusLine } from './render/status-line.js';
 import { chatStyles } from './styles/chat.styles.js';
 
+/** Matches a `send` (or `edit`, `regenerate`) to its echo or its refusal. */
+const newClientMessageId = (): string => `c-${Math.random().toString(36).slice(2, 10)}`;
+
 /** Places of the history shown per frame while a long history is first shown: newest first. */
 const HISTORY_CHUNK = 10;
 
@@ -283,7 +286,7 @@ export class AalisChat extends LitElement {
       this.notice = this.strings.tooLong(trimmed.length, Limits.messageText);
       return false;
     }
-    const clientMessageId = `c-${Math.random().toString(36).slice(2, 10)}`;
+    const clientMessageId = newClientMessageId();
     const frame = {
       type: 'send',
       text: trimmed,
@@ -339,7 +342,7 @@ export class AalisChat extends LitElement {
   open(): void {
     if (!this.#launcher.set(true)) return;
     this.dispatchEvent(new AalisPanelEvent('aalis-open'));
-    void this.updateComplete.then(() => this.textarea?.focus());
+    this.#focusAfterUpdate();
   }
 
   /** Launcher mode: closes the panel; the focus goes back to the button if it was inside. */
@@ -416,11 +419,11 @@ export class AalisChat extends LitElement {
     if (wait) this.#expiryTimer = setTimeout(() => this.requestUpdate(), wait + 50);
   }
 
-  /** Moves the focus to `selector` (the text box by default) once rendered: the focused control is about to go. */
   /** Shows the history's older places, a chunk a frame, until all are shown. */
   #revealOlder(): void {
-    const places = () => versionGroups(this.view.messages).length;
-    if (places() <= HISTORY_CHUNK) {
+    // The history of this `ready`: a `history` frame later shows everything at once.
+    const places = versionGroups(this.view.messages).length;
+    if (places <= HISTORY_CHUNK) {
       this.shownPlaces = Infinity;
       return;
     }
@@ -432,7 +435,7 @@ export class AalisChat extends LitElement {
       void this.updateComplete.then(() => requestAnimationFrame(() => setTimeout(next)));
     const next = () => {
       const more = this.shownPlaces + HISTORY_CHUNK;
-      const done = more >= places() || !this.isConnected;
+      const done = more >= places || this.shownPlaces === Infinity || !this.isConnected;
       this.shownPlaces = done ? Infinity : more;
       if (done) this.#revealing = false;
       else afterFrame();
@@ -440,6 +443,7 @@ export class AalisChat extends LitElement {
     afterFrame();
   }
 
+  /** Moves the focus to `selector` (the text box by default) once rendered: the focused control is about to go. */
   #focusAfterUpdate(selector = 'textarea'): void {
     void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>(selector)?.focus());
   }
@@ -878,7 +882,7 @@ export class AalisChat extends LitElement {
    */
   #sendStarter = (text: string) => {
     if (!this.#send(text, true) && !this.draft.trim()) this.draft = text;
-    void this.updateComplete.then(() => this.textarea?.focus());
+    this.#focusAfterUpdate();
   };
 
   /**
@@ -930,7 +934,7 @@ export class AalisChat extends LitElement {
     save: (text: string) => {
       const messageId = this.editing;
       if (!messageId) return;
-      const clientMessageId = `c-${Math.random().toString(36).slice(2, 10)}`;
+      const clientMessageId = newClientMessageId();
       if (!this.#connection.send({ type: 'edit', messageId, text, clientMessageId })) {
         this.notice = this.strings.notSent;
         return;
@@ -976,9 +980,7 @@ export class AalisChat extends LitElement {
       if (!this.feedback(message.id, rating)) return;
       this.#ratings.set(message.id, rating);
       this.commenting = message.id;
-      void this.updateComplete.then(() =>
-        this.renderRoot.querySelector<HTMLInputElement>('.feedback-form input')?.focus(),
-      );
+      this.#focusAfterUpdate('.feedback-form input');
     },
     comment: (message, text) => {
       const rating = this.#ratings.get(message.id) ?? message.feedback?.rating;
@@ -992,7 +994,7 @@ export class AalisChat extends LitElement {
       this.#focusAfterUpdate();
     },
     regenerate: (message) => {
-      const clientMessageId = `c-${Math.random().toString(36).slice(2, 10)}`;
+      const clientMessageId = newClientMessageId();
       if (!this.#connection.send({ type: 'regenerate', messageId: message.id, clientMessageId })) {
         this.notice = this.strings.notSent;
         return;

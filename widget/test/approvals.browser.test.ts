@@ -1,6 +1,6 @@
 /** Tool calls waiting for the user's approval (PROTOCOL.md, `tool_approval_request`, `tool_decision`). */
 import { expect } from '@open-wc/testing';
-import { SESSION, announced, fakeClock, mount, text, until, userMessage } from './harness.js';
+import { SESSION, announced, fakeClock, mount, text, toolStart, until, userMessage } from './harness.js';
 
 const MINUTE = 60_000;
 
@@ -18,15 +18,8 @@ const request = (
   expiresAt,
   ...fields,
 });
-const started = (callId = 'w1', name = 'get_weather') => ({
-  type: 'tool_execute',
-  sessionId: SESSION,
-  phase: 'start',
-  callId,
-  index: 0,
-  name,
-  arguments: { location: 'Paris', unit: 'celsius' },
-});
+const started = (callId = 'w1', name = 'get_weather') =>
+  toolStart(callId, name, { location: 'Paris', unit: 'celsius' });
 const declinedEnd = (callId = 'w1', declined = 'user') => ({
   type: 'tool_execute',
   sessionId: SESSION,

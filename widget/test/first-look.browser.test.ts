@@ -6,20 +6,22 @@
  */
 import { expect } from '@open-wc/testing';
 import { setViewport } from '@web/test-runner-commands';
-import { SESSION, announced, cards, fakeClock, mount, progress, text, userMessage } from './harness.js';
+import {
+  SESSION,
+  announced,
+  cards,
+  fakeClock,
+  mount,
+  progress,
+  text,
+  toolStart,
+  userMessage,
+} from './harness.js';
 
 const lineHeight = (element: Element) => parseFloat(getComputedStyle(element).lineHeight);
 const done = (fields: object = {}) => ({ type: 'stream', sessionId: SESSION, done: true, ...fields });
-const toolStart = (callId: string, name: string, writingMs?: number) => ({
-  type: 'tool_execute',
-  sessionId: SESSION,
-  phase: 'start',
-  callId,
-  index: 0,
-  name,
-  arguments: { path: 'notes.md' },
-  ...(writingMs === undefined ? {} : { writingMs }),
-});
+const writing = (callId: string, name: string, writingMs?: number) =>
+  toolStart(callId, name, { path: 'notes.md' }, writingMs === undefined ? {} : { writingMs });
 const toolEnd = (callId: string, name: string, durationMs: number) => ({
   type: 'tool_execute',
   sessionId: SESSION,
@@ -45,7 +47,7 @@ describe('the first look', () => {
     const cardName = shadow.querySelector('aalis-tool-progress')!.shadowRoot!.querySelector('.name')!;
     expect(cardName.getClientRects()).to.have.length(1);
     expect(cardName.getBoundingClientRect().height).to.be.below(lineHeight(cardName) * 1.5);
-    await frames(done(), toolStart('c1', 'write_file_contents'), toolEnd('c1', 'write_file_contents', 20));
+    await frames(done(), writing('c1', 'write_file_contents'), toolEnd('c1', 'write_file_contents', 20));
     const blockName = shadow.querySelector('.tool-call-block .tool-name')!;
     expect(blockName.textContent).to.equal('write_file_contents');
     expect(blockName.getBoundingClientRect().height).to.be.below(lineHeight(blockName) * 1.5);
@@ -117,7 +119,7 @@ describe('the first look', () => {
 
   it('a tool block shows that it opens, and turns its marker when it does', async () => {
     const { shadow, frames } = await mount();
-    await frames(userMessage('Go'), toolStart('c1', 'search'), toolEnd('c1', 'search', 5));
+    await frames(userMessage('Go'), writing('c1', 'search'), toolEnd('c1', 'search', 5));
     const block = shadow.querySelector<HTMLDetailsElement>('.tool-call-block')!;
     const summary = block.querySelector('summary')!;
     const marker = getComputedStyle(summary, '::before');
@@ -133,7 +135,7 @@ describe('the first look', () => {
   it("a block's time counts on from its card's: writing 9.2 s, then running 0.04 s, shows 9.2 s", async () => {
     const { shadow, frames } = await mount();
     await frames(userMessage('Write'), progress(0, 'write_file', 500), done());
-    await frames(toolStart('c1', 'write_file', 9_200), toolEnd('c1', 'write_file', 40));
+    await frames(writing('c1', 'write_file', 9_200), toolEnd('c1', 'write_file', 40));
     expect(
       shadow.querySelector('.tool-call-block .tool-status')!.textContent!.replace(/\s+/g, ' ').trim(),
     ).to.equal('done · 9.2s');

@@ -124,15 +124,33 @@ export async function until(condition: () => boolean, timeoutMs = 3_000): Promis
   }
 }
 
-export const userMessage = (text = 'hi') => ({
+/** A question accepted; `fields` go into its message (an id, images). */
+export const userMessage = (text = 'hi', fields: object = {}) => ({
   type: 'user_message',
   sessionId: SESSION,
-  message: { id: `u-${Math.random()}`, role: 'user', parts: [{ type: 'text', text }], createdAt: Date.now() },
+  message: {
+    id: `u-${Math.random()}`,
+    role: 'user',
+    parts: [{ type: 'text', text }],
+    createdAt: Date.now(),
+    ...fields,
+  },
 });
 export const progress = (index: number, name: string, charsAccumulated: number) => ({
   type: 'stream',
   sessionId: SESSION,
   toolCallProgress: { index, name, charsAccumulated },
+});
+/** A tool starts running (`tool_execute` start), with its arguments and any other fields. */
+export const toolStart = (callId: string, name: string, args: unknown = {}, fields: object = {}) => ({
+  type: 'tool_execute',
+  sessionId: SESSION,
+  phase: 'start',
+  callId,
+  index: 0,
+  name,
+  arguments: args,
+  ...fields,
 });
 export const text = (contentDelta: string) => ({ type: 'stream', sessionId: SESSION, contentDelta });
 

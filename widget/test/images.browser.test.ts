@@ -9,7 +9,7 @@
  */
 import { expect } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
-import { SESSION, mount, readyFrame, until, type Mounted } from './harness.js';
+import { mount, readyFrame, until, userMessage, type Mounted } from './harness.js';
 
 const uploads = (fields: object = {}) => ({
   ticket: 'session-test.abc.mac',
@@ -266,20 +266,14 @@ describe('attaching images', () => {
 
   it("shows a question's images from the server, sized before they load, each a link to itself", async () => {
     const { shadow, frames } = await withImages();
-    await frames({
-      type: 'user_message',
-      sessionId: SESSION,
-      message: {
-        id: 'u1',
-        role: 'user',
-        parts: [{ type: 'text', text: 'Compare these' }],
-        createdAt: Date.now(),
+    await frames(
+      userMessage('Compare these', {
         images: [
           { id: 'img_x', mimeType: 'image/png', width: 640, height: 480, bytes: 1000 },
           { id: 'img_y', mimeType: 'image/jpeg', width: 100, height: 300, bytes: 1000 },
         ],
-      },
-    });
+      }),
+    );
     const images = [...shadow.querySelectorAll<HTMLImageElement>('.bubble.user img')];
     // Its size is known before it loads: the transcript does not jump when it arrives.
     expect(
@@ -315,17 +309,11 @@ describe('attaching images', () => {
         await frames(ready());
         pick(shadow, await png());
         await until(() => attachmentStates(shadow)[0] === 'failed');
-        await frames({
-          type: 'user_message',
-          sessionId: SESSION,
-          message: {
-            id: 'u1',
-            role: 'user',
-            parts: [{ type: 'text', text: 'look' }],
-            createdAt: Date.now(),
+        await frames(
+          userMessage('look', {
             images: [{ id: 'img_x', mimeType: 'image/png', width: 40, height: 30, bytes: 10 }],
-          },
-        });
+          }),
+        );
         await expect(el).to.be.accessible();
       } finally {
         server.restore();

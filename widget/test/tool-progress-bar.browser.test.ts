@@ -1,16 +1,8 @@
 /** A running tool's own progress in its block, and a declined call's words (PROTOCOL.md, `tool_execute`). */
 import { expect } from '@open-wc/testing';
-import { SESSION, mount, text, userMessage } from './harness.js';
+import { SESSION, mount, text, toolStart, userMessage } from './harness.js';
 
-const start = (callId = 'c1', name = 'index_docs') => ({
-  type: 'tool_execute',
-  sessionId: SESSION,
-  phase: 'start',
-  callId,
-  index: 0,
-  name,
-  arguments: { path: '/docs' },
-});
+const start = (callId = 'c1', name = 'index_docs') => toolStart(callId, name, { path: '/docs' });
 const report = (fields: { progress: number; total?: number; message?: string }, callId = 'c1') => ({
   type: 'tool_execute',
   sessionId: SESSION,

@@ -4,7 +4,7 @@
  * step no other call can interleave with, as a database transaction would be.
  */
 import { randomUUID } from 'node:crypto';
-import type { ChatMessage, Feedback } from '@aalis/protocol';
+import type { ChatMessage, Feedback, ImageRef } from '@aalis/protocol';
 import {
   interruptedTurnMessage,
   titleFrom,
@@ -42,6 +42,15 @@ export class MemoryHistoryStore implements HistoryStore {
   async getImage(id: string): Promise<StoredImage | undefined> {
     const image = this.#images.get(id);
     return image && { ...image };
+  }
+
+  async imageRefs(sessionId: string, ids: readonly string[]): Promise<ImageRef[]> {
+    return ids.flatMap((id) => {
+      const image = this.#images.get(id);
+      if (image?.sessionId !== sessionId) return [];
+      const { mimeType, width, height, bytes } = image;
+      return [{ id, mimeType, width, height, bytes }];
+    });
   }
 
   async countImages(sessionId: string): Promise<number> {

@@ -6,7 +6,7 @@
  * turn exactly one stores an answer.
  */
 import { randomUUID } from 'node:crypto';
-import type { ChatMessage, Feedback } from '@aalis/protocol';
+import type { ChatMessage, Feedback, ImageRef } from '@aalis/protocol';
 import pg from 'pg';
 import { applyMigrations } from './postgres-migrations.js';
 import {
@@ -270,6 +270,15 @@ export class PostgresHistoryStore implements HistoryStore {
     const row = rows[0];
     // BIGINT arrives as text.
     return row && { ...row, createdAt: Number(row.createdAt) };
+  }
+
+  async imageRefs(sessionId: string, ids: readonly string[]): Promise<ImageRef[]> {
+    const { rows } = await this.#pool.query<ImageRef>(
+      `SELECT id, mime_type AS "mimeType", width, height, bytes FROM images
+        WHERE session_id = $1 AND id = ANY($2)`,
+      [sessionId, ids],
+    );
+    return rows;
   }
 
   async countImages(sessionId: string): Promise<number> {

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { ChatMessage, Feedback } from '@aalis/protocol';
+import type { ChatMessage, Feedback, ImageRef } from '@aalis/protocol';
 import {
   interruptedTurnMessage,
   summaryOf,
@@ -147,6 +147,10 @@ export class SqliteHistoryStore implements HistoryStore {
                 created_at AS createdAt FROM images WHERE id = ?`,
       ),
       countImages: db.prepare('SELECT count(*) FROM images WHERE session_id = ?').pluck(),
+      imageRefs: db.prepare(
+        `SELECT id, mime_type AS mimeType, width, height, bytes FROM images
+          WHERE session_id = ? AND id IN (SELECT value FROM json_each(?))`,
+      ),
       // A message names an image by its id (128 random bits): found in its stored body.
       dropOrphanImages: db.prepare(
         `DELETE FROM images WHERE created_at < ?
@@ -289,6 +293,10 @@ export class SqliteHistoryStore implements HistoryStore {
 
   async getImage(id: string): Promise<StoredImage | undefined> {
     return this.#statements.getImage.get(id) as StoredImage | undefined;
+  }
+
+  async imageRefs(sessionId: string, ids: readonly string[]): Promise<ImageRef[]> {
+    return this.#statements.imageRefs.all(sessionId, JSON.stringify(ids)) as ImageRef[];
   }
 
   async countImages(sessionId: string): Promise<number> {

@@ -71,6 +71,11 @@ export interface HistoryStore {
   putImage(image: StoredImage): Promise<void>;
   /** An uploaded image, with its bytes; undefined when there is none with that id. */
   getImage(id: string): Promise<StoredImage | undefined>;
+  /**
+   * What a message shows of the images with these ids that the session uploaded (not
+   * their bytes), in no particular order; an id that is not one of them is left out.
+   */
+  imageRefs(sessionId: string, ids: readonly string[]): Promise<ImageRef[]>;
   /** How many images a session has had uploaded (its limit counts them). */
   countImages(sessionId: string): Promise<number>;
   /**

@@ -3,7 +3,7 @@
  * and per address. Every limit guards the disk and the model budget of a public site
  * against a page that uploads in a loop.
  */
-import type { ImageMimeType } from '@aalis/protocol';
+import { ImageMimeTypeSchema, type ImageMimeType } from '@aalis/protocol';
 
 export interface ImageSettings {
   /**
@@ -27,7 +27,7 @@ export const DEFAULT_IMAGE_SETTINGS: ImageSettings = {
 };
 
 /** The types every provider here reads (PNG, JPEG, WebP, and GIF's first frame). */
-export const IMAGE_TYPES: readonly ImageMimeType[] = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
+export const IMAGE_TYPES: readonly ImageMimeType[] = ImageMimeTypeSchema.options;
 
 /**
  * What a turn shows the model of the conversation's images, newest first: at most this

@@ -19,7 +19,7 @@ import type {
   ThinkingConfigParam,
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages/messages';
-import type { ChatStreamChunk, Usage } from '@aalis/protocol';
+import { ImageMimeTypeSchema, type ChatStreamChunk, type Usage } from '@aalis/protocol';
 import { ProviderError, outputLimitError } from './errors.js';
 import { sdkRequestError } from './sdk-errors.js';
 import type { RetryPolicy } from './retry.js';
@@ -54,7 +54,8 @@ export interface AnthropicProviderOptions extends UpstreamTimeouts {
 }
 
 /** The image types a tool_result can carry. */
-const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+/** The image types Anthropic reads: the protocol's own. */
+const IMAGE_TYPES = new Set<string>(ImageMimeTypeSchema.options);
 
 export class AnthropicProvider implements ChatProvider {
   readonly name = ANTHROPIC;

@@ -22,7 +22,14 @@ import { createOpenAIClient, openAIMidStreamError, openAIRequestError } from './
 import { ProviderError, outputLimitError } from './errors.js';
 import type { RetryPolicy } from './retry.js';
 import { streamRound, type RoundState, type UpstreamTimeouts } from './round-stream.js';
-import type { ChatProvider, ChatRequest, ChatStreamOptions, ModelMessage, ProviderChunk } from './types.js';
+import {
+  dataUrl,
+  type ChatProvider,
+  type ChatRequest,
+  type ChatStreamOptions,
+  type ModelMessage,
+  type ProviderChunk,
+} from './types.js';
 
 export const OPENAI_RESPONSES = 'openai-responses';
 
@@ -265,7 +272,7 @@ export function toResponsesInput(messages: readonly ModelMessage[]): {
                 ...(message.content ? [{ type: 'input_text' as const, text: message.content }] : []),
                 ...message.images.map((image) => ({
                   type: 'input_image' as const,
-                  image_url: `data:${image.mimeType};base64,${image.data}`,
+                  image_url: dataUrl(image),
                   detail: 'auto' as const,
                 })),
               ]
@@ -290,7 +297,7 @@ export function toResponsesInput(messages: readonly ModelMessage[]): {
                 { type: 'input_text', text: message.content },
                 ...message.images.map((image) => ({
                   type: 'input_image' as const,
-                  image_url: `data:${image.mimeType};base64,${image.data}`,
+                  image_url: dataUrl(image),
                   detail: 'auto' as const,
                 })),
               ]

@@ -12,7 +12,14 @@ import { outputLimitError } from './errors.js';
 import type { RetryPolicy } from './retry.js';
 import { streamRound, type RoundState, type UpstreamTimeouts } from './round-stream.js';
 import type { ToolCallFragment } from './tool-call-accumulator.js';
-import type { ChatProvider, ChatRequest, ChatStreamOptions, ModelMessage, ProviderChunk } from './types.js';
+import {
+  dataUrl,
+  type ChatProvider,
+  type ChatRequest,
+  type ChatStreamOptions,
+  type ModelMessage,
+  type ProviderChunk,
+} from './types.js';
 
 export interface OpenAIProviderOptions extends UpstreamTimeouts {
   /** Shown in logs and error messages. */
@@ -128,7 +135,7 @@ function toOpenAIMessage(
               ...(message.content ? [{ type: 'text' as const, text: message.content }] : []),
               ...message.images.map((image) => ({
                 type: 'image_url' as const,
-                image_url: { url: `data:${image.mimeType};base64,${image.data}` },
+                image_url: { url: dataUrl(image) },
               })),
             ],
           }

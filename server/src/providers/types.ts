@@ -30,6 +30,9 @@ export interface ToolImage {
   data: string;
 }
 
+/** An image as a data URL: how Chat Completions and the Responses API take one inline. */
+export const dataUrl = (image: ToolImage): string => `data:${image.mimeType};base64,${image.data}`;
+
 /** A message of the conversation sent to the model, earlier tool calls and results included. */
 export type ModelMessage =
   | { role: 'system'; content: string }

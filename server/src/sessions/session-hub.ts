@@ -349,14 +349,13 @@ export class SessionHub {
     if (!attachments) return noImages('this model cannot read images: send the message without them');
     if (ids.length > attachments.maxCount)
       return noImages(`at most ${attachments.maxCount} images can be sent with one message`);
-    const refs: ImageRef[] = [];
-    for (const id of new Set(ids)) {
-      const stored = await this.#options.store.getImage(id);
-      if (stored?.sessionId !== sessionId) return noImages('an image was not found: attach it again');
-      const { id: _, mimeType, width, height, bytes } = stored;
-      refs.push({ id, mimeType, width, height, bytes });
-    }
-    return refs;
+    // What they are, not their bytes (those are read once, when the turn runs).
+    const unique = [...new Set(ids)];
+    const found = new Map(
+      (await this.#options.store.imageRefs(sessionId, unique)).map((ref) => [ref.id, ref]),
+    );
+    if (found.size !== unique.length) return noImages('an image was not found: attach it again');
+    return unique.map((id) => found.get(id)!);
   }
 
   /**
@@ -647,10 +646,7 @@ export class SessionHub {
         // Every tab that has it open leaves it, here and on the other instances.
         const gone: ServerFrame = { type: 'session_deleted', sessionId: change.remove };
         const text = JSON.stringify(gone);
-        if (session) {
-          session.deleted = true;
-          this.#take(session, gone, text);
-        }
+        if (session) this.#take(session, gone, text);
         this.#cluster?.share(change.remove, text);
       }
       this.#deliver(peer, { type: 'sessions', sessions: await store.listSessions(owner, limit) });
@@ -1072,6 +1068,8 @@ export class SessionHub {
    */
   #take(session: Session, frame: ServerFrame, text = JSON.stringify(frame)): string {
     if (frame.type === 'user_message' || frame.type === 'message') session.epoch++;
+    // Deleted, here or on another instance: its tabs leave it, and nothing starts in it.
+    if (frame.type === 'session_deleted') session.deleted = true;
     const view = reduce(session.view, frame, this.#options.now());
     // History is the store's job: the buffer keeps only the running turn, so it stays small.
     session.view = view.messages.length ? { ...view, messages: [] } : view;
@@ -1111,11 +1109,7 @@ export class SessionHub {
     session.followed ??= cluster.follow(session.id, {
       // Frames other instances published, in order, delivered as they came.
       frames: (frames) => {
-        for (const { frame, text } of frames) {
-          // Deleted on another instance: this one's tabs leave it too.
-          if (frame.type === 'session_deleted') session.deleted = true;
-          this.#take(session, frame, text);
-        }
+        for (const { frame, text } of frames) this.#take(session, frame, text);
       },
       ownerGone: (turnId) => void this.#endOrphanedTurn(session, turnId),
     });

@@ -4,7 +4,7 @@
  * server's (`sessions` frames): only the visitor's own conversations are ever in it.
  */
 import { html, type TemplateResult } from 'lit';
-import type { SessionSummary } from '@aalis/protocol/client';
+import { Limits, type SessionSummary } from '@aalis/protocol/client';
 import type { Strings } from '../i18n/strings.js';
 import { onEscape } from './escape.js';
 import { closeIcon, editIcon } from './icons.js';
@@ -89,7 +89,12 @@ function renameForm(session: SessionSummary, strings: Strings, on: ConversationH
     if (input.value.trim()) on.saveName(session.id, input.value.trim());
   };
   return html`<form class="rename-form" @submit=${submit} @keydown=${onEscape(() => on.rename(undefined))}>
-    <input name="title" maxlength="120" aria-label=${strings.rename(session.title)} .value=${session.title} />
+    <input
+      name="title"
+      maxlength=${Limits.sessionTitle}
+      aria-label=${strings.rename(session.title)}
+      .value=${session.title}
+    />
     <button type="submit">${strings.save}</button>
   </form>`;
 }

@@ -4,7 +4,7 @@
  * pressed is the answer's stored `feedback`, as every tab of the session has it.
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import type { ChatMessage } from '@aalis/protocol/client';
+import { Limits, type ChatMessage } from '@aalis/protocol/client';
 import type { Strings } from '../i18n/strings.js';
 import { onEscape } from './escape.js';
 import { copyIcon, regenerateIcon, thumbDownIcon, thumbUpIcon } from './icons.js';
@@ -89,7 +89,7 @@ function renderCommentForm(message: ChatMessage, strings: Strings, on: ActionHan
   >
     <input
       name="comment"
-      maxlength="2000"
+      maxlength=${Limits.feedbackComment}
       aria-label=${strings.feedbackComment}
       placeholder=${strings.feedbackComment}
       .value=${message.feedback?.comment ?? ''}

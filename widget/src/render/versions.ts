@@ -3,6 +3,7 @@
  * several ("‹ 2 / 3 ›"), the edit form of the last question, and its edit button. Which
  * version a tab shows is its own choice; the history keeps them all (protocol/versions.ts).
  */
+import { plainText } from './messages.js';
 import { html, type TemplateResult } from 'lit';
 import type { ChatMessage } from '@aalis/protocol/client';
 import type { Strings } from '../i18n/strings.js';
@@ -59,7 +60,7 @@ export function renderEditForm(
   strings: Strings,
   on: { save(text: string): void; cancel(): void },
 ): TemplateResult {
-  const text = message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+  const text = plainText(message);
   const submit = (event: Event) => {
     event.preventDefault();
     const field = (event.currentTarget as HTMLFormElement).elements.namedItem('text') as HTMLTextAreaElement;

@@ -305,10 +305,14 @@ export const chatStyles = [
       gap: 6px;
       padding: 6px 0;
     }
-    .rename-form input {
+    /* The small forms' fields (a name, an edit, a comment): one look. */
+    .rename-form input,
+    .feedback-form input,
+    .edit-form textarea {
       flex: 1;
       min-width: 0;
       font: inherit;
+      /* iOS zooms into a field under 16px when it gets the focus. */
       font-size: max(16px, 1em);
       color: inherit;
       background: transparent;
@@ -388,12 +392,6 @@ export const chatStyles = [
       width: min(85%, 32em);
     }
     .edit-form textarea {
-      font: inherit;
-      font-size: max(16px, 1em);
-      color: inherit;
-      background: transparent;
-      border: 1px solid var(--_accent);
-      border-radius: 8px;
       padding: 8px 10px;
       resize: vertical;
     }
@@ -423,15 +421,7 @@ export const chatStyles = [
       width: min(100%, 28em);
     }
     .feedback-form input {
-      flex: 1;
-      min-width: 0;
-      font: inherit;
-      font-size: max(16px, 1em);
-      color: inherit;
-      background: transparent;
-      border: 1px solid var(--_border);
-      border-radius: 8px;
-      padding: 4px 8px;
+      border-color: var(--_border);
     }
     .feedback-form button {
       font: inherit;
