@@ -9,6 +9,8 @@
 // Load `session`: bench/turn-cost.mjs's (1,000 one-fragment sessions over 10 s); a
 // number: that many sessions streaming 25 fragments/s for 20 s (benchmark 2's).
 //
+// FIGURE=cpuMsPerFragment (or any other figure of a step) compares that instead of the p99.
+//
 // Load `resume`: benchmark 5 (a page restoring 50 KB and five cards), the builds being
 // two copies of the widget's dist files (aalis-chat*.js), copied into widget/dist in turn
 // (the server serves the newest file); the figure is each run's median of 7 page loads:
@@ -31,13 +33,14 @@ const builds = { before, after };
 const perSession = load === 'session';
 const widget = load === 'resume' || load === 'render';
 const figure =
-  load === 'resume'
+  process.env.FIGURE ??
+  (load === 'resume'
     ? 'medianMs'
     : load === 'render'
       ? 'mainThreadBusyShare'
       : perSession
         ? 'cpuMsPerSession'
-        : 'p99';
+        : 'p99');
 
 /** A widget build into widget/dist, where the server reads it. */
 function useWidget(dir) {

@@ -4,20 +4,25 @@
 // second in which the turns start, the middle, and the second in which they end.
 //
 //   node bench/profile-server.mjs [sessions] [server build dir, default server/dist]
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+//
+// With `session` for sessions: bench/turn-cost.mjs's load instead (1,000 one-fragment
+// sessions over 10 s, what a whole session costs), one window over the run, and the
+// functions with the most self time listed as well.
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_TOOL, forkService, root, runClients, startAalis } from './lib.mjs';
 
-const sessions = Number(process.argv[2] ?? 200);
+const perSession = process.argv[2] === 'session';
+const sessions = perSession ? 1000 : Number(process.argv[2] ?? 200);
 const dist = process.argv[3]; // default: the server as built
-const seconds = 20;
+const seconds = perSession ? 10 : 20;
 const profileDir = mkdtempSync(join(tmpdir(), 'aalis-profile-'));
 
 const upstream = await forkService(
   join(root, 'bench/upstream.mjs'),
   // The tool Aalis runs in benchmark 2 as well.
-  { FRAGMENTS: String(seconds * 25), RATE: '25', TOOL_NAME: BENCH_TOOL },
+  { FRAGMENTS: String(perSession ? 1 : seconds * 25), RATE: '25', TOOL_NAME: BENCH_TOOL },
   { cpu: 1 },
 );
 const server = await startAalis(`http://127.0.0.1:${upstream.port}`, {
@@ -29,7 +34,7 @@ const url = `ws://127.0.0.1:${server.port}/ws`;
 await runClients({
   url,
   target: 'aalis',
-  sessions: 100,
+  sessions: perSession ? 200 : 100,
   fragments: 1,
   staggerMs: 2000,
   text: 'warm-up',
@@ -38,7 +43,11 @@ await runClients({
 // The profile's timestamps are on the same monotonic clock, in microseconds.
 const now = () => Number(process.hrtime.bigint() / 1000n);
 const loadStart = now();
-await runClients({ url, target: 'aalis', sessions, fragments: seconds * 25, cpu: 1 });
+await runClients(
+  perSession
+    ? { url, target: 'aalis', sessions, fragments: 1, staggerMs: seconds * 1000, cpu: 1 }
+    : { url, target: 'aalis', sessions, fragments: seconds * 25, cpu: 1 },
+);
 const loadEnd = now();
 server.child.kill('SIGINT'); // A clean exit writes the profile.
 await new Promise((resolve) => server.child.once('exit', resolve));
@@ -46,6 +55,8 @@ upstream.child.kill();
 
 const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
 const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8'));
+// PROFILE_OUT keeps the profile (for Chrome DevTools' Performance panel, or a script).
+if (process.env.PROFILE_OUT) copyFileSync(join(profileDir, file), process.env.PROFILE_OUT);
 rmSync(profileDir, { recursive: true });
 
 /** Who a sample's own time belongs to: a package, our server, a part of Node, or V8. */
@@ -70,11 +81,13 @@ function group(who) {
   return 'the rest';
 }
 
-const windows = {
-  'turns starting (first 2 s)': [loadStart, loadStart + 2e6],
-  middle: [loadStart + 5e6, loadEnd - 5e6],
-  'turns ending (last 2 s)': [loadEnd - 2e6, loadEnd],
-};
+const windows = perSession
+  ? { 'whole run': [loadStart, loadEnd] }
+  : {
+      'turns starting (first 2 s)': [loadStart, loadStart + 2e6],
+      middle: [loadStart + 5e6, loadEnd - 5e6],
+      'turns ending (last 2 s)': [loadEnd - 2e6, loadEnd],
+    };
 const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
 const groups = new Map();
 for (const [name, [from, to]] of Object.entries(windows)) {
@@ -90,6 +103,22 @@ for (const [name, [from, to]] of Object.entries(windows)) {
     busy += ms;
     shares.set(who, (shares.get(who) ?? 0) + ms);
   }
+  if (perSession) {
+    const byFunction = new Map();
+    let t = profile.startTime;
+    for (let i = 0; i < profile.samples.length; i++) {
+      t += profile.timeDeltas[i];
+      if (t < from || t >= to) continue;
+      const { functionName, url, lineNumber } = nodes.get(profile.samples[i]).callFrame;
+      if (functionName === '(idle)') continue;
+      const key = `${functionName || '(anonymous)'} ${url.replace(/.*node_modules\//, '').replace(/.*\/dist\//, 'aalis ')}:${lineNumber + 1}`;
+      byFunction.set(key, (byFunction.get(key) ?? 0) + profile.timeDeltas[i] / 1000);
+    }
+    console.log(`\nfunctions by self time, ms per session:`);
+    for (const [key, ms] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 40)) {
+      console.log(`  ${(ms / sessions).toFixed(3).padStart(6)}  ${key}`);
+    }
+  }
   const seconds = (to - from) / 1e6;
   console.log(`\n${name}: server busy ${Math.round((busy / 1000 / seconds) * 100)}% of the core`);
   for (const [who, ms] of [...shares].sort((a, b) => b[1] - a[1]).slice(0, 12)) {
@@ -101,7 +130,9 @@ for (const [name, [from, to]] of Object.entries(windows)) {
     groups.set(group(who), row);
   }
 }
-console.log(`\n| owner | ${Object.keys(windows).join(' | ')} |\n| --- |${' --- |'.repeat(3)}`);
+console.log(
+  `\n| owner | ${Object.keys(windows).join(' | ')} |\n| --- |${' --- |'.repeat(Object.keys(windows).length)}`,
+);
 for (const [who, row] of groups) {
   console.log(
     `| ${who} | ${Object.keys(windows)

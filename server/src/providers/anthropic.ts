@@ -37,6 +37,7 @@ import type {
   ProviderChunk,
   ToolImage,
 } from './types.js';
+import { httpFetch } from './http-fetch.js';
 
 export const ANTHROPIC = 'anthropic';
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 8192;
@@ -71,6 +72,8 @@ export class AnthropicProvider implements ChatProvider {
       maxRetries: 0,
       timeout: (options.firstByteTimeoutMs ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS) + 5_000,
       logLevel: 'off',
+      // The same keep-alive transport as the OpenAI client (http-fetch.ts).
+      fetch: httpFetch,
     });
   }
 

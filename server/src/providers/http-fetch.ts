@@ -1,0 +1,220 @@
+/**
+ * The `fetch` the model SDKs are given: `node:http` on keep-alive agents, with a response
+ * whose body is the Node stream itself.
+ *
+ * Why not Node's own `fetch` (undici): it hands every chunk of the body through a web
+ * `ReadableStream`, and the SDKs read that stream through their own async iterators, so
+ * each streamed fragment costs several promise hops before the SDK sees its bytes. The
+ * SDKs iterate any body that is async-iterable as it is (`ReadableStreamToAsyncIterable`
+ * in both), which a Node `IncomingMessage` is. Benchmark figures: bench/FINDINGS.md.
+ *
+ * It implements what a model API needs and the SDKs use: a method, headers, a body that
+ * is a string or bytes, an abort signal, redirects, gzip/deflate/br answers, and a
+ * response with `status`, `ok`, `headers`, `url`, `body`, `text()`, `json()` and
+ * `arrayBuffer()`. Anything else (a streamed or form body: file uploads) goes to the
+ * global `fetch`, so nothing the SDK can send is refused here.
+ */
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import type { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+
+/**
+ * Sockets kept open between requests, as undici's pool does for `fetch`: an idle one is
+ * closed after 4 s as undici does, or sooner when the server's `Keep-Alive` says so (Node
+ * reads the hint), so a request rarely meets a socket the server has just closed.
+ */
+const keepAlive = { keepAlive: true, scheduling: 'lifo', timeout: 4_000 } as const;
+const agents = {
+  'http:': new http.Agent(keepAlive),
+  'https:': new https.Agent(keepAlive),
+};
+
+const MAX_REDIRECTS = 20;
+
+type Body = string | Uint8Array;
+
+/** The response: what the SDKs read of a `Response`, its body a Node stream. */
+class StreamedResponse {
+  readonly ok: boolean;
+  readonly redirected: boolean;
+  readonly type = 'basic';
+  #used = false;
+
+  constructor(
+    readonly status: number,
+    readonly statusText: string,
+    readonly headers: Headers,
+    readonly url: string,
+    readonly body: Readable,
+    redirects: number,
+  ) {
+    this.ok = status >= 200 && status < 300;
+    this.redirected = redirects > 0;
+  }
+
+  get bodyUsed(): boolean {
+    return this.#used;
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = await this.#bytes();
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  }
+
+  async text(): Promise<string> {
+    return (await this.#bytes()).toString('utf8');
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  async #bytes(): Promise<Buffer> {
+    if (this.#used) throw new TypeError('Body is unusable: Body has already been read');
+    this.#used = true;
+    const chunks: Buffer[] = [];
+    for await (const chunk of this.body) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+}
+
+/** The error a fetch gives when its signal aborts it. */
+const abortError = (signal: AbortSignal): unknown =>
+  signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+
+function headersOf(message: IncomingMessage): Headers {
+  const headers = new Headers();
+  const raw = message.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  return headers;
+}
+
+/** The body as it was sent, decoded by its `content-encoding` as `fetch` would. */
+function decoded(message: IncomingMessage): Readable {
+  const encoding = message.headers['content-encoding']?.trim().toLowerCase();
+  const decoder =
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? createGunzip()
+      : encoding === 'deflate'
+        ? createInflate()
+        : encoding === 'br'
+          ? createBrotliDecompress()
+          : undefined;
+  if (!decoder) return message;
+  message.on('error', (error) => decoder.destroy(error));
+  return message.pipe(decoder);
+}
+
+interface Request {
+  url: URL;
+  method: string;
+  headers: Record<string, string>;
+  body: Body | undefined;
+  signal: AbortSignal | undefined;
+}
+
+/** One request and its response head; the body is left to be read. */
+function send(request: Request): Promise<IncomingMessage> {
+  const { url, method, headers, body, signal } = request;
+  const agent = agents[url.protocol as keyof typeof agents];
+  const transport = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const outgoing = transport.request(url, { method, headers, agent });
+    // Before the answer, an abort ends the request; after it, the body being read.
+    let reading: IncomingMessage | undefined;
+    const onAbort = () => (reading ?? outgoing).destroy(abortError(signal!) as Error);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    outgoing.once('response', (message) => {
+      reading = message;
+      message.once('close', () => signal?.removeEventListener('abort', onAbort));
+      resolve(message);
+    });
+    outgoing.once('error', (error) => {
+      signal?.removeEventListener('abort', onAbort);
+      reject(signal?.aborted ? abortError(signal) : new TypeError('fetch failed', { cause: error }));
+    });
+    outgoing.end(body);
+  });
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** The next request of a redirect, by the rules of `fetch` (method, body, credentials). */
+function redirected(request: Request, status: number, location: string): Request {
+  const url = new URL(location, request.url);
+  const keepsBody = status === 307 || status === 308 || (status !== 303 && request.method !== 'POST');
+  const headers = { ...request.headers };
+  if (!keepsBody) {
+    for (const name of Object.keys(headers)) if (/^content-/i.test(name)) delete headers[name];
+  }
+  // Credentials do not follow a redirect to another origin.
+  if (url.origin !== request.url.origin) {
+    for (const name of Object.keys(headers))
+      if (/^(authorization|cookie|proxy-authorization)$/i.test(name)) delete headers[name];
+  }
+  return {
+    ...request,
+    url,
+    headers,
+    method: keepsBody || request.method === 'HEAD' ? request.method : 'GET',
+    body: keepsBody ? request.body : undefined,
+  };
+}
+
+function plainHeaders(init: RequestInit['headers']): Record<string, string> {
+  const headers: Record<string, string> = {};
+  new Headers(init).forEach((value, name) => (headers[name] = value));
+  return headers;
+}
+
+/** A body this fetch sends itself, or undefined when it is one for the global fetch. */
+function bodyOf(body: RequestInit['body']): Body | undefined | false {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === 'string' || body instanceof Uint8Array) return body;
+  if (body instanceof ArrayBuffer) return new Uint8Array(body);
+  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  if (body instanceof URLSearchParams) return body.toString();
+  return false;
+}
+
+export async function httpFetch(
+  input: string | URL | globalThis.Request,
+  init: RequestInit = {},
+): Promise<Response> {
+  const body = bodyOf(init.body);
+  if (typeof input !== 'string' && !(input instanceof URL)) return fetch(input, init);
+  const url = new URL(input);
+  if (body === false || !(url.protocol in agents)) return fetch(input, init);
+
+  const signal = init.signal ?? undefined;
+  if (signal?.aborted) throw abortError(signal);
+  const headers = plainHeaders(init.headers);
+  if (typeof body === 'string' && !('content-type' in headers))
+    headers['content-type'] = 'text/plain;charset=UTF-8';
+  let request: Request = { url, method: (init.method ?? 'GET').toUpperCase(), headers, body, signal };
+
+  for (let redirects = 0; ; redirects++) {
+    const message = await send(request);
+    const status = message.statusCode ?? 0;
+    const location = message.headers.location;
+    if (REDIRECTS.has(status) && location && init.redirect !== 'manual') {
+      message.resume();
+      if (init.redirect === 'error' || redirects === MAX_REDIRECTS) {
+        throw new TypeError('fetch failed', { cause: new Error(`redirect ${status} not followed`) });
+      }
+      request = redirected(request, status, location);
+      continue;
+    }
+    const response = new StreamedResponse(
+      status,
+      message.statusMessage ?? '',
+      headersOf(message),
+      request.url.href,
+      decoded(message),
+      redirects,
+    );
+    // The SDKs take anything with a Response's members; the body is async-iterable.
+    return response as unknown as Response;
+  }
+}
