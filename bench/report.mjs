@@ -14,6 +14,7 @@ export function renderReport({
   render,
   resume,
   idle,
+  scroll,
   widgetBundle,
 }) {
   const scaleRow = (r) =>
@@ -148,7 +149,23 @@ per connection. CPU while they were idle for ${idle.windowSeconds} s (two heartb
 Goal: under 500 MB and under 5% of a core: **${idle.rssWithMiB * 1.048576 < 500 && idle.idleCpuShare < 0.05 ? 'met' : 'missed'}**.
 `
     : ''
-}
+}${
+    scroll
+      ? `
+## 7. Scrolling a long transcript
+
+The widget holds a ${scroll.messages}-message transcript, every place shown (answers in markdown,
+a list and a code block in every fifth, a table in every tenth); a mouse wheel gesture
+(Chromium's \`Input.synthesizeScrollGesture\`) scrolls it from the newest message to the
+oldest, ${scroll.scrolledPx} px, ${scroll.runs.length} runs on fresh pages (bench/widget-scroll.mjs).
+Long tasks (>= 50 ms) during the scroll: **${scroll.longTasks}** in the worst run (longest
+${ms(scroll.longestTaskMs, 0)} ms); frames painted: ${ms(scroll.framesPerSecond, 1)} a second (median), longest gap
+between two ${ms(scroll.longestFrameGapMs, 0)} ms.
+
+Goal: no long task: **${scroll.longTasks === 0 ? 'met' : 'missed'}**.
+`
+      : ''
+  }
 ${existsSync(hand) ? readFileSync(hand, 'utf8') : ''}`;
   return report;
 }

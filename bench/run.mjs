@@ -14,6 +14,7 @@ import { idleBench } from './idle.mjs';
 import { renderReport } from './report.mjs';
 import { turnCostBench } from './turn-cost.mjs';
 import { widgetRenderBench } from './widget-render.mjs';
+import { widgetScrollBench } from './widget-scroll.mjs';
 
 if (!existsSync(join(root, 'server/dist/cli.js'))) {
   console.error('npm run bench: build first (npm run build && npm run build -w @aalis/widget).');
@@ -46,11 +47,14 @@ const resume = await resumeBench(quick ? { repeats: 2 } : {});
 console.error('bench 6: idle connections…');
 const idle = await idleBench(quick ? { connections: 500, windowSeconds: 5 } : {});
 
+console.error('bench 7: scrolling a 1,000-message transcript…');
+const scroll = await widgetScrollBench(quick ? { messages: 100, repeats: 1 } : {});
+
 const bundle = join(root, 'widget/dist/aalis-chat.js');
 const raw = existsSync(bundle) ? readFileSync(bundle) : undefined;
 const widgetBundle = raw ? { raw: raw.length, gzipped: gzipSync(raw, { level: 9 }).length } : undefined;
 
-const results = { machine, date, latency, scale, turnCost, render, resume, idle, widgetBundle };
+const results = { machine, date, latency, scale, turnCost, render, resume, idle, scroll, widgetBundle };
 writeFileSync(join(root, 'bench/results.json'), JSON.stringify(results, null, 2) + '\n');
 const report = renderReport(results);
 writeFileSync(join(root, 'bench/RESULTS.md'), report);
