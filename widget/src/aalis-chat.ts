@@ -23,6 +23,7 @@ import { ChatConnection, type TokenProvider } from './controllers/chat-connectio
 import { browserSocket, type ConnectionState, type SocketFactory } from './controllers/connection.js';
 import { Launcher } from './controllers/launcher.js';
 import { StickToBottom } from './controllers/stick-to-bottom.js';
+import { RenderPacing, onlyMovesACount } from './controllers/render-pacing.js';
 import { shownStatus, turnStatusText } from './elements/turn-status.js';
 import {
   AalisErrorEvent,
@@ -230,6 +231,8 @@ export class AalisChat extends LitElement {
 
   readonly #connection = new ChatConnection(this, (frame) => this.#receive(frame));
   readonly #scroll = new StickToBottom(this, () => this.transcript);
+  // Not `#`: `requestUpdate` reads it from Lit's constructor, before the fields exist.
+  private readonly pacing = new RenderPacing(this);
   readonly #launcher = new Launcher(this);
   readonly #attachments = new Attachments(this);
   @query('.launcher') private launcherButton!: HTMLButtonElement | null;
@@ -452,9 +455,15 @@ export class AalisChat extends LitElement {
     return toServerTime(Date.now(), this.offset);
   }
 
+  override requestUpdate(...args: Parameters<LitElement['requestUpdate']>): void {
+    const first = !this.isUpdatePending;
+    super.requestUpdate(...args);
+    this.pacing?.requested(first);
+  }
+
   protected override async scheduleUpdate(): Promise<void> {
-    // Frames that arrive within one animation frame cause one render.
-    await new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+    // Frames that arrive within one animation frame cause one render; counts alone, one a tick.
+    await this.pacing.due();
     super.scheduleUpdate();
   }
 
@@ -467,7 +476,9 @@ export class AalisChat extends LitElement {
       this.offset = clockOffset(frame.serverTime, Date.now());
     }
     const before = this.view;
-    this.view = reduce(this.view, frame, this.#serverNow());
+    const apply = () => (this.view = reduce(before, frame, this.#serverNow()));
+    if (onlyMovesACount(before, frame)) this.pacing.count(apply);
+    else apply();
     switch (frame.type) {
       case 'ready':
         // The conversation list asked for while offline is asked for now.

@@ -36,6 +36,44 @@ describe('render cost', () => {
   });
 });
 
+describe('counts from a model writing tool calls', () => {
+  const meta = (shadow: ShadowRoot, index: number) =>
+    shadow.querySelectorAll('aalis-tool-progress')[index]!.shadowRoot!.querySelector('[part="meta"]')!
+      .textContent!;
+
+  it('render the chat once a tick (100 ms), not once a frame, and show the newest count', async () => {
+    const { el, frames, shadow, socket } = await mount();
+    await frames(userMessage(), progress(0, 'write_file', 1), progress(1, 'search_docs', 1));
+    const renders = countRenders(el);
+    // 300 counts over about half a second, as a model writing two calls sends them.
+    for (let i = 1; i <= 30; i++) {
+      for (let j = 0; j < 10; j++) {
+        socket.receive(progress(0, 'write_file', i * 10 + j));
+        socket.receive(progress(1, 'search_docs', i * 10 + j));
+      }
+      await new Promise((r) => setTimeout(r, 16));
+    }
+    await until(() => meta(shadow, 0).startsWith('309 chars') && meta(shadow, 1).startsWith('309 chars'));
+    // About five ticks in half a second; a render per animation frame would be about thirty.
+    expect(renders.count).to.be.within(2, 9);
+  });
+
+  it('do not hold back text, a new card or a tool start that arrive after them', async () => {
+    const { frames, shadow, socket } = await mount();
+    await frames(userMessage(), progress(0, 'write_file', 1));
+    // A count, then at once something else: it renders at the next frame, the count with it.
+    socket.receive(progress(0, 'write_file', 42));
+    socket.receive(progress(1, 'search_docs', 7));
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    expect(shadow.querySelectorAll('aalis-tool-progress')).to.have.length(2);
+    expect(meta(shadow, 0)).to.match(/^42 chars/);
+    socket.receive(progress(0, 'write_file', 50));
+    socket.receive(text('Hello'));
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    expect(shadow.querySelector('[part~="bubble-assistant"]')?.textContent).to.contain('Hello');
+  });
+});
+
 describe('a long history', () => {
   it('shows its newest places at once and the older ones over the next frames, at the bottom throughout', async () => {
     const now = Date.now();
