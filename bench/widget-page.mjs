@@ -1,6 +1,6 @@
 /* global window, customElements -- the init script runs in the browser */
 // The page the widget benchmarks run on: the real script-tag build served on loopback, in
-// headless Chromium, with long tasks recorded from the start (`window.__long`, durations
+// headless Chromium (with its markdown part), with long tasks recorded from the start (`window.__long`, durations
 // in ms) and a socket made in the page (`window.__connect(chat)` resolves with a function
 // that delivers a server frame), so that only the widget's own work is measured.
 import { readFileSync } from 'node:fs';
@@ -46,9 +46,16 @@ function inPage() {
  * `metrics()` reads Chromium's own counters (TaskDuration, JSHeapUsedSize, ...).
  */
 export async function withWidgetPage(use) {
-  const bundle = readFileSync(join(root, 'widget/dist/aalis-chat.js'));
+  // The script, and the markdown part it loads from next to itself.
+  const scripts = new Map(
+    ['aalis-chat.js', 'aalis-chat-marked.js'].map((file) => [
+      `/${file}`,
+      readFileSync(join(root, 'widget/dist', file)),
+    ]),
+  );
   const server = createServer((req, res) => {
-    if (req.url === '/aalis-chat.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(bundle);
+    const script = scripts.get(req.url);
+    if (script) res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
     else res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));

@@ -26,6 +26,8 @@ export function widgetRenderBench({ seconds = 10, rate = 100, cards = 3, history
           sessionId: 's',
           message: { id: 'u', role: 'user', parts: [{ type: 'text', text: 'go' }], createdAt: now },
         });
+        // The history as a visitor sees it, in markdown.
+        while (!chat.shadowRoot.querySelector('.history strong')) await new Promise((r) => setTimeout(r, 20));
         await chat.updateComplete;
         // Count renders of the element and of the cards.
         let renders = 0;

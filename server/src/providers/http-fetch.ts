@@ -16,7 +16,7 @@
  */
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import type { Readable } from 'node:stream';
+import { Readable, pipeline } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 
 /**
@@ -90,8 +90,20 @@ function headersOf(message: IncomingMessage): Headers {
   return headers;
 }
 
-/** The body as it was sent, decoded by its `content-encoding` as `fetch` would. */
-function decoded(message: IncomingMessage): Readable {
+/** Answers that have no body, whatever their headers say. */
+const BODILESS = new Set([101, 204, 205, 304]);
+
+/**
+ * The body as it was sent, decoded by its `content-encoding` as `fetch` would. Decoder
+ * and message are one pipeline: destroying the body (an abort, a reader that stops)
+ * ends the message and its socket with it.
+ */
+function decoded(message: IncomingMessage, method: string): Readable {
+  if (method === 'HEAD' || BODILESS.has(message.statusCode ?? 0)) {
+    // Read to its end so that the socket goes back to the pool.
+    message.resume();
+    return Readable.from([]);
+  }
   const encoding = message.headers['content-encoding']?.trim().toLowerCase();
   const decoder =
     encoding === 'gzip' || encoding === 'x-gzip'
@@ -102,8 +114,43 @@ function decoded(message: IncomingMessage): Readable {
           ? createBrotliDecompress()
           : undefined;
   if (!decoder) return message;
-  message.on('error', (error) => decoder.destroy(error));
-  return message.pipe(decoder);
+  // Errors reach the reader through the decoder; the callback only keeps them handled.
+  return pipeline(message, decoder, () => undefined);
+}
+
+/**
+ * `body` with an async iterator whose `return()` always destroys it. The SDKs cancel a
+ * body they will not read by calling `return()` on a fresh iterator; a Node stream's
+ * iterator has not started then and would do nothing, keeping the socket.
+ */
+function cancellable(body: Readable): Readable {
+  const iterate = body[Symbol.asyncIterator].bind(body);
+  body[Symbol.asyncIterator] = () => {
+    const iterator = iterate();
+    const wrapped: AsyncIterableIterator<unknown> = {
+      next: () => iterator.next(),
+      return: async (value?: unknown) => {
+        body.destroy();
+        await iterator.return?.(value);
+        return { done: true, value };
+      },
+      [Symbol.asyncIterator]: () => wrapped,
+    };
+    return wrapped as ReturnType<Readable[typeof Symbol.asyncIterator]>;
+  };
+  return body;
+}
+
+/** An abort of `signal` from now on ends `body` with the abort's error. */
+function abortable(body: Readable, signal: AbortSignal | undefined): Readable {
+  if (!signal) return body;
+  const onAbort = () => body.destroy(abortError(signal) as Error);
+  if (signal.aborted) onAbort();
+  else {
+    signal.addEventListener('abort', onAbort, { once: true });
+    body.once('close', () => signal.removeEventListener('abort', onAbort));
+  }
+  return body;
 }
 
 interface Request {
@@ -121,13 +168,11 @@ function send(request: Request): Promise<IncomingMessage> {
   const transport = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const outgoing = transport.request(url, { method, headers, agent });
-    // Before the answer, an abort ends the request; after it, the body being read.
-    let reading: IncomingMessage | undefined;
-    const onAbort = () => (reading ?? outgoing).destroy(abortError(signal!) as Error);
+    // Until the answer starts; then the body's own listener takes over (`abortable`).
+    const onAbort = () => outgoing.destroy(abortError(signal!) as Error);
     signal?.addEventListener('abort', onAbort, { once: true });
     outgoing.once('response', (message) => {
-      reading = message;
-      message.once('close', () => signal?.removeEventListener('abort', onAbort));
+      signal?.removeEventListener('abort', onAbort);
       resolve(message);
     });
     outgoing.once('error', (error) => {
@@ -140,6 +185,9 @@ function send(request: Request): Promise<IncomingMessage> {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
+/** Headers that carry credentials: fetch's own, and the model APIs' key headers. */
+const CREDENTIALS = /^(authorization|cookie|proxy-authorization|x-api-key|api-key)$/i;
+
 /** The next request of a redirect, by the rules of `fetch` (method, body, credentials). */
 function redirected(request: Request, status: number, location: string): Request {
   const url = new URL(location, request.url);
@@ -150,8 +198,7 @@ function redirected(request: Request, status: number, location: string): Request
   }
   // Credentials do not follow a redirect to another origin.
   if (url.origin !== request.url.origin) {
-    for (const name of Object.keys(headers))
-      if (/^(authorization|cookie|proxy-authorization)$/i.test(name)) delete headers[name];
+    for (const name of Object.keys(headers)) if (CREDENTIALS.test(name)) delete headers[name];
   }
   return {
     ...request,
@@ -190,8 +237,14 @@ export async function httpFetch(
   const signal = init.signal ?? undefined;
   if (signal?.aborted) throw abortError(signal);
   const headers = plainHeaders(init.headers);
-  if (typeof body === 'string' && !('content-type' in headers))
-    headers['content-type'] = 'text/plain;charset=UTF-8';
+  // The type fetch gives a body of that kind when none is named.
+  const type =
+    typeof init.body === 'string'
+      ? 'text/plain;charset=UTF-8'
+      : init.body instanceof URLSearchParams
+        ? 'application/x-www-form-urlencoded;charset=UTF-8'
+        : undefined;
+  if (type && !('content-type' in headers)) headers['content-type'] = type;
   let request: Request = { url, method: (init.method ?? 'GET').toUpperCase(), headers, body, signal };
 
   for (let redirects = 0; ; redirects++) {
@@ -211,7 +264,7 @@ export async function httpFetch(
       message.statusMessage ?? '',
       headersOf(message),
       request.url.href,
-      decoded(message),
+      cancellable(abortable(decoded(message, request.method), signal)),
       redirects,
     );
     // The SDKs take anything with a Response's members; the body is async-iterable.

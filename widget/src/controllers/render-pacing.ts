@@ -19,7 +19,10 @@ export function onlyMovesACount(before: ChatView, frame: ServerFrame): boolean {
   if (frame.type !== 'stream' || !frame.toolCallProgress) return false;
   if (frame.contentDelta || frame.reasoningDelta || frame.done || frame.usage) return false;
   const { index, name } = frame.toolCallProgress;
-  const shown = before.turn?.toolCallsProgress.get(index);
+  const turn = before.turn;
+  // A status line (waiting, retrying) that a fragment ends must go at once.
+  if (!turn || turn.status) return false;
+  const shown = turn.toolCallsProgress.get(index);
   return shown !== undefined && (!name || name === shown.name);
 }
 
@@ -59,10 +62,12 @@ export class RenderPacing implements ReactiveController {
   async due(): Promise<void> {
     const wait = this.#lastRender + TICK_MS - performance.now();
     if (this.#countsOnly && wait > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
       await new Promise<void>((resolve) => {
         this.#wake = resolve;
-        setTimeout(resolve, wait);
+        timer = setTimeout(resolve, wait);
       });
+      clearTimeout(timer);
       this.#wake = undefined;
     }
     await new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
