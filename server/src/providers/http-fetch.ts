@@ -17,6 +17,7 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { Readable, pipeline } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 
 /**
@@ -70,12 +71,10 @@ class StreamedResponse {
     return JSON.parse(await this.text());
   }
 
-  async #bytes(): Promise<Buffer> {
-    if (this.#used) throw new TypeError('Body is unusable: Body has already been read');
+  #bytes(): Promise<Buffer> {
+    if (this.#used) return Promise.reject(new TypeError('Body is unusable: Body has already been read'));
     this.#used = true;
-    const chunks: Buffer[] = [];
-    for await (const chunk of this.body) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks);
+    return buffer(this.body);
   }
 }
 
@@ -215,13 +214,19 @@ function plainHeaders(init: RequestInit['headers']): Record<string, string> {
   return headers;
 }
 
-/** A body this fetch sends itself, or undefined when it is one for the global fetch. */
-function bodyOf(body: RequestInit['body']): Body | undefined | false {
-  if (body === undefined || body === null) return undefined;
-  if (typeof body === 'string' || body instanceof Uint8Array) return body;
-  if (body instanceof ArrayBuffer) return new Uint8Array(body);
-  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-  if (body instanceof URLSearchParams) return body.toString();
+/**
+ * A body this fetch sends itself, with the type fetch gives a body of its kind when none
+ * is named; false when it is one for the global fetch.
+ */
+function bodyOf(body: RequestInit['body']): { bytes?: Body; type?: string } | false {
+  if (body === undefined || body === null) return {};
+  if (typeof body === 'string') return { bytes: body, type: 'text/plain;charset=UTF-8' };
+  if (body instanceof URLSearchParams)
+    return { bytes: body.toString(), type: 'application/x-www-form-urlencoded;charset=UTF-8' };
+  if (body instanceof Uint8Array) return { bytes: body };
+  if (body instanceof ArrayBuffer) return { bytes: new Uint8Array(body) };
+  if (ArrayBuffer.isView(body))
+    return { bytes: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) };
   return false;
 }
 
@@ -237,15 +242,14 @@ export async function httpFetch(
   const signal = init.signal ?? undefined;
   if (signal?.aborted) throw abortError(signal);
   const headers = plainHeaders(init.headers);
-  // The type fetch gives a body of that kind when none is named.
-  const type =
-    typeof init.body === 'string'
-      ? 'text/plain;charset=UTF-8'
-      : init.body instanceof URLSearchParams
-        ? 'application/x-www-form-urlencoded;charset=UTF-8'
-        : undefined;
-  if (type && !('content-type' in headers)) headers['content-type'] = type;
-  let request: Request = { url, method: (init.method ?? 'GET').toUpperCase(), headers, body, signal };
+  if (body.type && !('content-type' in headers)) headers['content-type'] = body.type;
+  let request: Request = {
+    url,
+    method: (init.method ?? 'GET').toUpperCase(),
+    headers,
+    body: body.bytes,
+    signal,
+  };
 
   for (let redirects = 0; ; redirects++) {
     const message = await send(request);
