@@ -32,7 +32,8 @@ const [load = 'session', repeats = '3', before = 'server/dist-before', after = '
 const builds = { before, after };
 const perSession = load === 'session';
 const widget = load === 'resume' || load === 'render';
-const figure =
+// FIGURE=a,b compares several figures of the same runs.
+const figures = (
   process.env.FIGURE ??
   (load === 'resume'
     ? 'medianMs'
@@ -40,7 +41,8 @@ const figure =
       ? 'mainThreadBusyShare'
       : perSession
         ? 'cpuMsPerSession'
-        : 'p99');
+        : 'p99')
+).split(',');
 
 /** A widget build into widget/dist, where the server reads it. */
 function useWidget(dir) {
@@ -66,15 +68,17 @@ for (let round = 0; round < Number(repeats); round++) {
         throw new Error(`${name}: turns did not all end exactly`);
     }
     runs[name].push(step);
-    console.error(`${name}: ${figure} ${ms(step[figure], 3)}`);
+    console.error(`${name}: ${figures.map((figure) => `${figure} ${ms(step[figure], 3)}`).join(', ')}`);
   }
 }
-const medians = Object.fromEntries(
-  Object.entries(runs).map(([name, steps]) => [name, median(steps.map((s) => s[figure]))]),
-);
-for (const name of ['before', 'after']) {
-  console.log(`${name} (${builds[name]}): ${figure} ${ms(medians[name], 3)}, median of ${repeats}`);
+for (const figure of figures) {
+  const medians = Object.fromEntries(
+    Object.entries(runs).map(([name, steps]) => [name, median(steps.map((s) => s[figure]))]),
+  );
+  for (const name of ['before', 'after']) {
+    console.log(`${name} (${builds[name]}): ${figure} ${ms(medians[name], 3)}, median of ${repeats}`);
+  }
+  console.log(`after/before: ${(medians.after / medians.before).toFixed(3)}`);
 }
-console.log(`after/before: ${(medians.after / medians.before).toFixed(3)}`);
 // The widget build left in place is the one the working tree made.
 if (widget) useWidget(builds.after);

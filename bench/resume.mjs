@@ -10,6 +10,8 @@ import { median, startAalis, ws as WebSocket } from './lib.mjs';
 
 const TEXT_KB = 50;
 const TOOLS = 5;
+/** The answer's last paragraph so far: the restored view shows it. */
+const LAST_WORDS = 'These are the last words written before the tool calls.';
 
 /** Streams 50 KB of text, the start of five tool calls, then nothing until closed. */
 function startUpstream() {
@@ -22,6 +24,7 @@ function startUpstream() {
     const paragraph = 'Streaming text that a reader has been following for a while. '.repeat(8) + '\n\n';
     for (let sent = 0; sent < TEXT_KB * 1024; sent += paragraph.length)
       res.write(chunk({ content: paragraph }));
+    res.write(chunk({ content: `${LAST_WORDS}\n\n` }));
     for (let index = 0; index < TOOLS; index++) {
       res.write(
         chunk({
@@ -97,29 +100,55 @@ export async function resumeBench({ repeats = 7 } = {}) {
       });
     });
     const timings = [];
+    const wholeTimings = [];
+    // From the page's navigation: what the reader waits in all (the socket opens after
+    // the script is loaded, so work moved before the socket opens shows here).
+    const loadTimings = [];
     const selfTimes = [];
     for (let run = 0; run < repeats + 1; run++) {
       const page = await browser.newPage();
       if (process.env.RESUME_DEBUG) page.on('console', (m) => console.error('[page]', m.text()));
-      await page.addInitScript((sid) => {
-        localStorage.setItem('aalis-chat-session', sid);
-        // When the page's socket opens, and when five cards and the text are first painted.
-        const Native = window.WebSocket;
-        window.WebSocket = class extends Native {
-          constructor(...args) {
-            super(...args);
-            this.addEventListener('open', () => (window.__openedAt = performance.now()));
-          }
-        };
-        const check = () => {
-          const root = document.querySelector('aalis-chat')?.shadowRoot;
-          const cards = root?.querySelectorAll('.tool-call-block-pending').length ?? 0;
-          const text = root?.querySelector('.bubble.streaming')?.textContent?.length ?? 0;
-          if (cards === 5 && text > 40_000) window.__paintedAt = performance.now();
-          else requestAnimationFrame(check);
-        };
-        requestAnimationFrame(check);
-      }, sessionId);
+      await page.addInitScript(
+        ({ sid, lastWords }) => {
+          localStorage.setItem('aalis-chat-session', sid);
+          window.__lastWords = lastWords;
+          // RESUME_TIMELINE=1: each load's frames and long tasks, in ms after navigation.
+          window.__timeline = [];
+          new PerformanceObserver((list) => {
+            for (const task of list.getEntries())
+              window.__timeline.push(`long task ${Math.round(task.startTime)}+${Math.round(task.duration)}`);
+          }).observe({ type: 'longtask', buffered: true });
+          // When the page's socket opens, and when five cards and the text are first painted.
+          const Native = window.WebSocket;
+          window.WebSocket = class extends Native {
+            constructor(...args) {
+              super(...args);
+              this.addEventListener('open', () => (window.__openedAt = performance.now()));
+              this.addEventListener('message', (event) =>
+                window.__timeline.push(`${JSON.parse(event.data).type} ${Math.round(performance.now())}`),
+              );
+            }
+          };
+          // The restored view is what the reader sees: the end of the answer with the five
+          // cards under it, the transcript at its bottom. A long answer renders its end
+          // first; when all its text is in the page is timed apart (`wholeMs`).
+          const check = () => {
+            const root = document.querySelector('aalis-chat')?.shadowRoot;
+            const cards = root?.querySelectorAll('.tool-call-block-pending').length ?? 0;
+            const bubble = root?.querySelector('.bubble.streaming');
+            const scroller = root?.querySelector('.transcript');
+            const atBottom =
+              scroller && scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight <= 48;
+            const text = bubble?.textContent ?? '';
+            if (!window.__paintedAt && cards === 5 && atBottom && text.includes(window.__lastWords))
+              window.__paintedAt = performance.now();
+            if (cards === 5 && text.length > 40_000) window.__wholeAt = performance.now();
+            else requestAnimationFrame(check);
+          };
+          requestAnimationFrame(check);
+        },
+        { sid: sessionId, lastWords: LAST_WORDS },
+      );
       // The embedding page, answered by the browser itself but on the server's origin
       // (same-origin socket, the localStorage that remembers the session).
       await page.route('**/resume-page', (route) =>
@@ -138,7 +167,7 @@ export async function resumeBench({ repeats = 7 } = {}) {
       }
       await page.goto(`http://127.0.0.1:${aalis.port}/resume-page`);
       await page
-        .waitForFunction(() => window.__paintedAt, null, { timeout: 20_000 })
+        .waitForFunction(() => window.__wholeAt, null, { timeout: 20_000 })
         .catch(async (error) => {
           const state = await page.evaluate(() => {
             const root = document.querySelector('aalis-chat')?.shadowRoot;
@@ -151,8 +180,29 @@ export async function resumeBench({ repeats = 7 } = {}) {
           });
           throw new Error(`the restored view never showed: ${JSON.stringify(state)}`, { cause: error });
         });
-      const ms = await page.evaluate(() => window.__paintedAt - window.__openedAt);
-      if (run > 0) timings.push(ms);
+      const [ms, wholeMs, loadMs] = await page.evaluate(() => [
+        window.__paintedAt - window.__openedAt,
+        window.__wholeAt - window.__openedAt,
+        window.__paintedAt,
+      ]);
+      if (run > 0) {
+        timings.push(ms);
+        wholeTimings.push(wholeMs);
+        loadTimings.push(loadMs);
+      }
+      if (process.env.RESUME_TIMELINE) {
+        const marks = await page.evaluate(() => [
+          ...window.__timeline,
+          `socket open ${Math.round(window.__openedAt)}`,
+          `painted ${Math.round(window.__paintedAt)}`,
+          `whole ${Math.round(window.__wholeAt)}`,
+          ...performance
+            .getEntriesByType('resource')
+            .map((r) => `${r.name.split('/').pop()} fetched ${Math.round(r.responseEnd)}`),
+        ]);
+        const at = (mark) => Number(mark.match(/(\d+)(\+\d+)?$/)[1]);
+        console.error(marks.sort((a, b) => at(a) - at(b)).join(' | '));
+      }
       if (cdp && run > 0) selfTimes.push(selfTimeByFunction((await cdp.send('Profiler.stop')).profile));
       await page.close();
     }
@@ -164,6 +214,10 @@ export async function resumeBench({ repeats = 7 } = {}) {
       medianMs: median(timings),
       maxMs: Math.max(...timings),
       timings,
+      wholeMedianMs: median(wholeTimings),
+      wholeTimings,
+      loadMedianMs: median(loadTimings),
+      loadTimings,
     };
   } finally {
     await browser.close();

@@ -196,6 +196,19 @@ describe('the demo in a real browser', () => {
     expect(await page.locator('aalis-chat .bubble.assistant a').count()).toBe(0);
     await page.close();
   }, 30_000);
+
+  test('the markdown part never arrives: the chat connects without it and answers in plain text', async () => {
+    // The socket waits for the markdown part (aalis-chat-marked.js), but only so long.
+    await e2e.start([answer('Some **bold** words.')]);
+    const context = await e2e.browser.newContext();
+    await context.route('**/aalis-chat-marked.js', () => {});
+    const page = await e2e.page(undefined, context);
+    await ask(page, 'hello');
+    await turnEnded(page);
+    const text = page.locator('aalis-chat .bubble.assistant[data-id] .plain');
+    expect(await text.innerText()).toBe('Some **bold** words.');
+    await context.close();
+  }, 30_000);
 });
 
 describe('a page on another origin', () => {

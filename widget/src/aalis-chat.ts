@@ -58,6 +58,9 @@ const newClientMessageId = (): string => `c-${Math.random().toString(36).slice(2
 /** Places of the history shown per frame while a long history is first shown: newest first. */
 const HISTORY_CHUNK = 10;
 
+/** Runs `fn` in a task after the next frame: once what is rendered now has been painted. */
+const afterPaint = (fn: () => void): void => void requestAnimationFrame(() => setTimeout(fn));
+
 /**
  * `<aalis-chat>`: a streaming, tool-using LLM chat for any page, talking to an Aalis
  * protocol server. Everything it shows is the protocol reducer's view of the frames it
@@ -229,7 +232,11 @@ export class AalisChat extends LitElement {
   @query('.transcript') private transcript!: HTMLElement;
   @query('textarea') private textarea!: HTMLTextAreaElement;
 
-  readonly #connection = new ChatConnection(this, (frame) => this.#receive(frame));
+  readonly #connection = new ChatConnection(
+    this,
+    (frame) => this.#receive(frame),
+    () => loadLexer(),
+  );
   readonly #scroll = new StickToBottom(this, () => this.transcript);
   // Not `#`: `requestUpdate` reads it from Lit's constructor, before the fields exist.
   private readonly pacing = new RenderPacing(this);
@@ -255,7 +262,10 @@ export class AalisChat extends LitElement {
   #deleting: string | undefined;
   /** The thumb last pressed here, by answer: its comment goes with it, before the server's echo. */
   readonly #ratings = new Map<string, 'up' | 'down'>();
+  /** True while the history's older places are being shown, a chunk a frame. */
   #revealing = false;
+  /** True while a frame is awaited to show more of a long text that rendered its end first. */
+  #revealingText = false;
   /** Re-renders the approval cards when their minutes left change. */
   #expiryTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -420,6 +430,18 @@ export class AalisChat extends LitElement {
     clearTimeout(this.#expiryTimer);
     const wait = this.view.turn && nextMinuteIn(this.view.turn.approvals.values(), this.#serverNow());
     if (wait) this.#expiryTimer = setTimeout(() => this.requestUpdate(), wait + 50);
+    this.#revealText();
+  }
+
+  /** Shows more of a long text that rendered its end first (`MarkdownCache`), a piece a frame. */
+  #revealText(): void {
+    if (this.#revealingText || ![...this.#caches.values()].some((cache) => cache.partial)) return;
+    this.#revealingText = true;
+    afterPaint(() => {
+      this.#revealingText = false;
+      for (const cache of this.#caches.values()) cache.revealMore();
+      this.requestUpdate();
+    });
   }
 
   /** Shows the history's older places, a chunk a frame, until all are shown. */
@@ -434,8 +456,7 @@ export class AalisChat extends LitElement {
     if (this.#revealing) return;
     this.#revealing = true;
     // After the frame that shows a chunk, the next: one chunk per frame.
-    const afterFrame = () =>
-      void this.updateComplete.then(() => requestAnimationFrame(() => setTimeout(next)));
+    const afterFrame = () => void this.updateComplete.then(() => afterPaint(next));
     const next = () => {
       const more = this.shownPlaces + HISTORY_CHUNK;
       const done = more >= places || this.shownPlaces === Infinity || !this.isConnected;

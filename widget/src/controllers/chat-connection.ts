@@ -27,6 +27,9 @@ export interface ChatConnectionHost extends ReactiveControllerHost, HTMLElement 
   readonly strings: Strings;
 }
 
+/** The longest the first socket waits for `before` (a slow network): a quarter second. */
+export const BEFORE_CONNECT_MS = 250;
+
 export class ChatConnection implements ReactiveController {
   state: ConnectionState = 'offline';
   /** Why the server will not serve this page (bad token, origin not allowed); empty otherwise. */
@@ -40,16 +43,26 @@ export class ChatConnection implements ReactiveController {
   /** Whether a 4401 already made us ask the provider again (reset by `ready`). */
   #askedAgain = false;
 
+  /**
+   * @param before What the first socket waits for, at most `BEFORE_CONNECT_MS`: the
+   *   markdown part, so that its loading never lands between the frames that restore a
+   *   conversation and their paint.
+   */
   constructor(
     private readonly host: ChatConnectionHost,
     private readonly onFrame: (frame: ServerFrame) => void,
+    private readonly before: () => Promise<unknown> = () => Promise.resolve(),
   ) {
     host.addController(this);
   }
 
   hostConnected(): void {
-    // Properties bound in the same template are set by now, but let them settle first.
-    queueMicrotask(() => this.#open());
+    // Not at once: properties bound in the same template settle first, and `before` arrives.
+    const waited = new Promise((resolve) => {
+      setTimeout(resolve, BEFORE_CONNECT_MS);
+      this.before().then(resolve, resolve);
+    });
+    void waited.then(() => this.#open());
   }
 
   hostDisconnected(): void {

@@ -6,7 +6,7 @@
  */
 import type { Token } from 'marked';
 
-type Lex = (text: string) => Token[];
+export type Lex = (text: string) => Token[];
 
 let lex: Lex | undefined;
 let loading: Promise<void> | undefined;

@@ -10,8 +10,10 @@
  * Until marked has loaded (lexer.ts), a text shows as it is, its line breaks kept.
  */
 import { html, nothing, type TemplateResult } from 'lit';
+import { repeat } from 'lit/directives/repeat.js';
 import type { Token, Tokens } from 'marked';
-import { lexer } from './lexer.js';
+import { blockStartBefore } from './block-start.js';
+import { lexer, type Lex } from './lexer.js';
 
 export interface RenderOptions {
   copyLabel: string;
@@ -171,40 +173,82 @@ export function decode(text: string): string {
   );
 }
 
+/** A text this long, rendered for the first time, shows its end first (`MarkdownCache.revealMore`). */
+export const LONG_TEXT = 16_000;
+/** About how much of a long text shows at first, and how much more each `revealMore`. */
+export const TAIL_CHARS = 8_000;
+
+/** A block of a text and where it starts there (its key: a block keeps its DOM as blocks are added above it). */
+interface Block {
+  start: number;
+  template: ReturnType<typeof block>;
+}
+
 /**
  * Renders a growing text, re-lexing only from the start of its last block: the blocks
  * before it cannot change when text is appended.
+ *
+ * A long text seen whole for the first time (a page reloaded mid-answer) lexes and shows
+ * its last blocks only, since the reader is at its end, and the text above them a piece
+ * at a time as the element calls `revealMore`: lexing and laying out 50 KB at once costs
+ * more than a frame, and none of it would be on screen.
  */
 export class MarkdownCache {
   #text = '';
-  #stable: Array<TemplateResult | typeof nothing | string> = [];
-  /** Where the last (still changing) block starts in `#text`. */
-  #tailStart = 0;
-  #tail: Array<TemplateResult | typeof nothing | string> = [];
+  /** The blocks of `#text` from `#shownFrom` on, all final but the last. */
+  #blocks: Block[] = [];
+  /** Where the shown text starts: the text above it is not lexed yet. */
+  #shownFrom = 0;
 
   constructor(private readonly options: RenderOptions) {}
+
+  /** True while the start of a long text is held back. */
+  get partial(): boolean {
+    return this.#shownFrom > 0;
+  }
 
   render(text: string): unknown[] {
     const lex = lexer();
     if (!lex) return [plain(text)];
-    if (text === this.#text) return [...this.#stable, ...this.#tail];
-    const appended = text.startsWith(this.#text);
-    if (!appended) {
-      this.#stable = [];
-      this.#tailStart = 0;
+    if (text !== this.#text) this.#update(lex, text);
+    return [
+      repeat(
+        this.#blocks,
+        (b) => b.start,
+        (b) => b.template,
+      ),
+    ];
+  }
+
+  /** Shows about `TAIL_CHARS` more of the held-back text; true while some is still held. */
+  revealMore(): boolean {
+    const lex = lexer();
+    if (!lex || !this.partial) return false;
+    const from = blockStartBefore(this.#text, this.#shownFrom - TAIL_CHARS);
+    this.#blocks.unshift(...this.#lex(lex, this.#text.slice(0, this.#shownFrom), from));
+    this.#shownFrom = from;
+    return this.partial;
+  }
+
+  #update(lex: Lex, text: string): void {
+    // Seen whole for the first time: never a text that grew while the reader watched.
+    if (!this.#text || !text.startsWith(this.#text)) {
+      this.#blocks = [];
+      this.#shownFrom = text.length > LONG_TEXT ? blockStartBefore(text, text.length - TAIL_CHARS) : 0;
     }
-    const tokens = lex(text.slice(this.#tailStart));
-    // All but the last block are final now.
-    let offset = this.#tailStart;
-    for (const token of tokens.slice(0, -1)) {
-      this.#stable.push(block(token, this.options));
-      offset += token.raw.length;
-    }
-    const last = tokens.at(-1);
-    this.#tailStart = offset;
-    this.#tail = last ? [block(last, this.options)] : [];
+    const last = this.#blocks.pop();
+    this.#blocks.push(...this.#lex(lex, text, last?.start ?? this.#shownFrom));
     this.#text = text;
-    return [...this.#stable, ...this.#tail];
+  }
+
+  /** The blocks of `text` from `from` (a block's start) on. */
+  #lex(lex: Lex, text: string, from: number): Block[] {
+    let start = from;
+    return lex(text.slice(from)).map((token) => {
+      const entry: Block = { start, template: block(token, this.options) };
+      start += token.raw.length;
+      return entry;
+    });
   }
 }
 
