@@ -43,10 +43,18 @@ export function renderReport({
       ? `**Harness check failed**: arrivals matching no write ${total('unmatched')}, fragments arriving twice ${total('duplicates')}, turns stuck ${total('stuck')}.`
       : 'Harness checks: every arrival matched one write, none came twice, no turn hung.';
   const hand = join(root, 'bench/FINDINGS.md');
+  // Benchmarks run again on their own after the full run (BENCH_ONLY), with their date.
+  const sections = { latency: 1, scale: '2 and 3', turnCost: '2b', render: 4, resume: 5, idle: 6, scroll: 7 };
+  const figures = { latency, scale, turnCost, render, resume, idle, scroll };
+  const apart = Object.entries(sections)
+    .filter(([name]) => figures[name]?.measuredAt)
+    .map(([name, number]) => `benchmark ${number} on ${figures[name].measuredAt}`);
 
   const report = `# Benchmark results
 
-Machine: ${machine}. Date: ${date}. Command: \`npm run bench\` (after \`npm run build\` and \`npm run build -w @aalis/widget\`).
+Machine: ${machine}. Date: ${date}. Command: \`npm run bench\` (after \`npm run build\` and \`npm run build -w @aalis/widget\`).${
+    apart.length ? `\nRun again alone since (\`BENCH_ONLY=<name> npm run bench\`): ${apart.join(', ')}.` : ''
+  }
 All latencies are from the fake upstream's write of a fragment to its receipt by a
 client in another process, on the system's monotonic clock. Figures are medians over
 repeated runs; comparisons are ratios between runs of the same benchmark.

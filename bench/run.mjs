@@ -27,34 +27,55 @@ ensurePeerInstalled();
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 const date = new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
 
-console.error('bench 1: added latency per fragment (aalis vs baseline relay)…');
 // BENCH_QUICK=1 runs every benchmark on a tiny load, to check the harness, not to measure.
 const quick = Boolean(process.env.BENCH_QUICK);
-const latency = await latencyBench({ repeats: quick ? 1 : 7, ...(quick ? { fragments: 50 } : {}) });
-console.error('bench 2 and 3: sessions on one core, Aalis, the relay and the AI SDK peer…');
-const scale = await scaleBench(
-  quick ? { steps: [10, 20], repeats: 1, seconds: 8, overload: 60, warmUp: 10 } : {},
-);
-console.error('bench 2b: what one session costs the server…');
-const turnCost = await turnCostBench({ repeats: quick ? 1 : 3 });
-
-console.error('bench 4: the widget under three busy cards…');
-const render = await widgetRenderBench(quick ? { seconds: 2 } : {});
-
-console.error('bench 5: resume…');
-const resume = await resumeBench(quick ? { repeats: 2 } : {});
-
-console.error('bench 6: idle connections…');
-const idle = await idleBench(quick ? { connections: 500, windowSeconds: 5 } : {});
-
-console.error('bench 7: scrolling a 1,000-message transcript…');
-const scroll = await widgetScrollBench(quick ? { messages: 100, repeats: 1 } : {});
+// BENCH_ONLY=resume,render runs those benchmarks alone and keeps the other figures of the
+// last run (bench/results.json); the report dates each benchmark that ran apart.
+const only = process.env.BENCH_ONLY?.split(',');
+const benchmarks = {
+  latency: [
+    'bench 1: added latency per fragment (aalis vs baseline relay)…',
+    () => latencyBench({ repeats: quick ? 1 : 7, ...(quick ? { fragments: 50 } : {}) }),
+  ],
+  scale: [
+    'bench 2 and 3: sessions on one core, Aalis, the relay and the AI SDK peer…',
+    () => scaleBench(quick ? { steps: [10, 20], repeats: 1, seconds: 8, overload: 60, warmUp: 10 } : {}),
+  ],
+  turnCost: ['bench 2b: what one session costs the server…', () => turnCostBench({ repeats: quick ? 1 : 3 })],
+  render: [
+    'bench 4: the widget under three busy cards…',
+    () => widgetRenderBench(quick ? { seconds: 2 } : {}),
+  ],
+  resume: ['bench 5: resume…', () => resumeBench(quick ? { repeats: 2 } : {})],
+  idle: ['bench 6: idle connections…', () => idleBench(quick ? { connections: 500, windowSeconds: 5 } : {})],
+  scroll: [
+    'bench 7: scrolling a 1,000-message transcript…',
+    () => widgetScrollBench(quick ? { messages: 100, repeats: 1 } : {}),
+  ],
+};
+const unknown = only?.filter((name) => !(name in benchmarks));
+if (unknown?.length) {
+  console.error(
+    `BENCH_ONLY: no benchmark ${unknown.join(', ')} (there are ${Object.keys(benchmarks).join(', ')}).`,
+  );
+  process.exit(2);
+}
+const last = only ? JSON.parse(readFileSync(join(root, 'bench/results.json'), 'utf8')) : {};
+const figures = {};
+for (const [name, [label, run]] of Object.entries(benchmarks)) {
+  if (only && !only.includes(name)) {
+    figures[name] = last[name];
+    continue;
+  }
+  console.error(label);
+  figures[name] = { ...(await run()), ...(only ? { measuredAt: date } : {}) };
+}
 
 const bundle = join(root, 'widget/dist/aalis-chat.js');
 const raw = existsSync(bundle) ? readFileSync(bundle) : undefined;
 const widgetBundle = raw ? { raw: raw.length, gzipped: gzipSync(raw, { level: 9 }).length } : undefined;
 
-const results = { machine, date, latency, scale, turnCost, render, resume, idle, scroll, widgetBundle };
+const results = { machine, date: only ? last.date : date, ...figures, widgetBundle };
 writeFileSync(join(root, 'bench/results.json'), JSON.stringify(results, null, 2) + '\n');
 const report = renderReport(results);
 writeFileSync(join(root, 'bench/RESULTS.md'), report);
