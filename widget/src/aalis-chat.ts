@@ -55,8 +55,11 @@ import { chatStyles } from './styles/chat.styles.js';
 /** Matches a `send` (or `edit`, `regenerate`) to its echo or its refusal. */
 const newClientMessageId = (): string => `c-${Math.random().toString(36).slice(2, 10)}`;
 
-/** Places of the history shown per frame while a long history is first shown: newest first. */
-const HISTORY_CHUNK = 10;
+/**
+ * Places of the history shown per frame while a long history is first shown, newest
+ * first: four (eight messages in markdown) stay under a long task on a slow machine.
+ */
+const HISTORY_CHUNK = 4;
 
 /** Runs `fn` in a task after the next frame: once what is rendered now has been painted. */
 const afterPaint = (fn: () => void): void => void requestAnimationFrame(() => setTimeout(fn));
