@@ -15,6 +15,8 @@ export default defineConfig({
       '**/node_modules/**',
       '**/*.browser.test.ts',
       ...(process.env.AALIS_PACKAGES_TEST ? [] : ['demo/test/packages.test.ts']),
+      // Likewise the smoke suite in Firefox and WebKit: its own step, engines installed first.
+      ...(process.env.AALIS_ENGINES_TEST ? [] : ['demo/test/engines.test.ts']),
     ],
     environment: 'node',
     // On with `--coverage` (as `npm test` runs the Node tests). The widget is left out: its

@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { ensureChromium } from './ensure-chromium.mjs';
+import { ensureEngines } from './ensure-engines.mjs';
 import { ensureServices } from './ensure-services.mjs';
 
 const results = '.test-results';
@@ -82,6 +83,19 @@ const steps = [
       const chrome = ensureChromium();
       const ok = run('npx', ['web-test-runner'], { CHROME_PATH: chrome });
       return { ok, counts: readCounts(`${results}/browser.json`, (r) => r) };
+    },
+  },
+  {
+    // Firefox ESR and WebKitGTK come from Debian, installed here when missing.
+    name: 'engines (end-to-end smoke suite in Chromium, Firefox and WebKit)',
+    run: () => {
+      try {
+        ensureEngines();
+      } catch (error) {
+        console.error(error.message);
+        return { ok: false, counts: null };
+      }
+      return vitest('engines', ['demo/test/engines.test.ts'], { AALIS_ENGINES_TEST: '1' });
     },
   },
 ];

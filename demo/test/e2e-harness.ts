@@ -51,10 +51,15 @@ export class E2E {
   port = 0;
 
   async start(replies: Reply[], env: Record<string, string> = {}): Promise<void> {
+    await this.startWithoutBrowser(replies, env);
+    await this.launchBrowser();
+  }
+
+  /** The fake upstream and the demo server, for tests that bring their own browser. */
+  async startWithoutBrowser(replies: Reply[], env: Record<string, string> = {}): Promise<void> {
     this.upstream = await startFakeUpstream(replies);
     this.port ||= await freePort();
     await this.startServer(env);
-    await this.launchBrowser();
   }
 
   /**
@@ -147,7 +152,7 @@ export async function ask(page: Page, text: string): Promise<void> {
   await box.press('Enter');
 }
 
-const CARD = /^(\S+) (\d+) chars · ([\d.]+)s$/;
+export const CARD = /^(\S+) (\d+) chars · ([\d.]+)s$/;
 
 /** A pending card's text as a user reads it, parsed: name, chars, elapsed seconds. */
 export async function readCard(

@@ -6,8 +6,10 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
+import { BROWSER_TARGET } from './browser-target.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+
 const shared = {
   root,
   configFile: false,
@@ -21,7 +23,7 @@ await build({
   build: {
     outDir: 'dist',
     emptyOutDir: true,
-    target: 'es2022',
+    target: BROWSER_TARGET,
     minify: false,
     sourcemap: true,
     lib: { entry: 'src/index.ts', formats: ['es'], fileName: () => 'index.js' },
@@ -35,7 +37,7 @@ await build({
   build: {
     outDir: 'dist',
     emptyOutDir: false,
-    target: 'es2022',
+    target: BROWSER_TARGET,
     // NO_MINIFY=1 keeps the names, for a profile (bench/resume.mjs with RESUME_PROFILE=1).
     minify: !process.env.NO_MINIFY,
     modulePreload: false,

@@ -1,0 +1,59 @@
+/**
+ * One browser engine as the cross-engine tests see it: pages to load, scripts to run in
+ * them, trusted keys and clicks. Chromium (playwright-core), Firefox (puppeteer-core over
+ * WebDriver BiDi) and WebKit (WebKitWebDriver) each implement it, so that one suite of
+ * tests runs unchanged in all three.
+ */
+
+export type EngineName = 'Chromium' | 'Firefox' | 'WebKit';
+
+/** Keys the tests press; each engine maps them to its own names. */
+export type Key = 'Enter' | 'Escape' | 'Tab';
+
+export interface EnginePage {
+  goto(url: string): Promise<void>;
+  reload(): Promise<void>;
+  /** Runs `fn` in the page with JSON `args`; resolves with its result, awaited. */
+  evaluate<A extends unknown[], R>(fn: (...args: A) => R, ...args: A): Promise<Awaited<R>>;
+  /** Presses and releases a key, as a user does, in the focused element. */
+  press(key: Key): Promise<void>;
+  /** Types text, key by key, into the focused element. */
+  type(text: string): Promise<void>;
+  /** A mouse click at a point of the viewport. */
+  click(x: number, y: number): Promise<void>;
+  screenshot(path: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface Engine {
+  name: EngineName;
+  /** The browser's own version string, as its driver reports it. */
+  version: string;
+  /** A page in a fresh profile: its own storage, so its own session. */
+  newPage(): Promise<EnginePage>;
+  close(): Promise<void>;
+}
+
+/** `fn` called with `args`, as source text for an engine to evaluate. */
+export const callSource = (fn: (...args: never[]) => unknown, args: unknown[]): string =>
+  `(${fn.toString()})(...${JSON.stringify(args)})`;
+
+/**
+ * Polls `fn` in the page until it returns something truthy, and gives that back; fails
+ * with `what` after `timeout` ms.
+ */
+export async function waitFor<A extends unknown[], R>(
+  page: EnginePage,
+  what: string,
+  fn: (...args: A) => R,
+  args: A,
+  timeout = 10_000,
+): Promise<Awaited<R>> {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const value = await page.evaluate(fn, ...args);
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
