@@ -15,7 +15,7 @@ export default defineConfig({
       '**/node_modules/**',
       '**/*.browser.test.ts',
       ...(process.env.AALIS_PACKAGES_TEST ? [] : ['demo/test/packages.test.ts']),
-      // Likewise the smoke suite in Firefox and WebKit: its own step, engines installed first.
+      // Likewise the smoke suite in the three engines: its own step, Firefox and WebKit installed first.
       ...(process.env.AALIS_ENGINES_TEST ? [] : ['demo/test/engines.test.ts']),
     ],
     environment: 'node',

@@ -9,9 +9,12 @@ import { existsSync } from 'node:fs';
 
 export const firefoxPath = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
 export const webkitDriverPath = process.env.WEBKIT_DRIVER_PATH ?? '/usr/bin/WebKitWebDriver';
+/** Debian's multiarch directory of this machine's libraries, where WebKitGTK keeps MiniBrowser. */
+const triplet =
+  { x64: 'x86_64-linux-gnu', arm64: 'aarch64-linux-gnu' }[process.arch] ?? `${process.arch}-linux-gnu`;
 export const miniBrowserPath =
-  process.env.MINIBROWSER_PATH ?? '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
-export const xvfbPath = '/usr/bin/Xvfb';
+  process.env.MINIBROWSER_PATH ?? `/usr/lib/${triplet}/webkit2gtk-4.1/MiniBrowser`;
+export const xvfbPath = process.env.XVFB_PATH ?? '/usr/bin/Xvfb';
 
 /** Each program, and the Debian package that has it. */
 const needed = () => [

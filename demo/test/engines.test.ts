@@ -51,10 +51,6 @@ const launchers: Record<EngineName, () => Promise<Engine>> = {
 /** True once the chat says it is connected (its status line hidden). */
 const connected = () => !!document.querySelector('aalis-chat')?.shadowRoot?.querySelector('.status[hidden]');
 
-/** The number of finished answers on screen. */
-const answers = () =>
-  document.querySelector('aalis-chat')!.shadowRoot!.querySelectorAll('.bubble.assistant[data-id]').length;
-
 /** True once `count` answers are finished on screen. */
 const answersAtLeast = (count: number) =>
   document.querySelector('aalis-chat')!.shadowRoot!.querySelectorAll('.bubble.assistant[data-id]').length >=
@@ -66,14 +62,19 @@ const atBottom = () => {
   return t.scrollHeight - t.scrollTop - t.clientHeight <= 48;
 };
 
-/** The first pending card's text as a user reads it ("write_file 142 chars · 3.2s"), or "". */
-const cardText = () =>
-  (
+/**
+ * The first pending card's text as a user reads it ("write_file 142 chars · 3.2s") when
+ * it matches `pattern`, else "".
+ */
+const cardText = (pattern: string) => {
+  const text = (
     document.querySelector('aalis-chat')?.shadowRoot?.querySelector('aalis-tool-progress')?.shadowRoot
       ?.textContent ?? ''
   )
     .replace(/\s+/g, ' ')
     .trim();
+  return new RegExp(pattern).test(text) ? text : '';
+};
 
 /** Focuses an element of the chat's shadow root; false when it is not there. */
 const focusIn = (selector: string) => {
@@ -92,28 +93,14 @@ const centreOf = (selector: string) => {
 };
 
 /** Types into the chat's text box and sends with Enter, as a user does. */
-async function ask(page: EnginePage, text: string): Promise<void> {
+async function askIn(page: EnginePage, text: string): Promise<void> {
   await waitFor(page, 'the text box', focusIn, ['textarea']);
   await page.type(text);
   await page.press('Enter');
 }
 
 async function readCard(page: EnginePage): Promise<{ name: string; chars: number; seconds: number }> {
-  const text = await waitFor(
-    page,
-    'a card that counts',
-    (pattern) => {
-      const t = (
-        document.querySelector('aalis-chat')?.shadowRoot?.querySelector('aalis-tool-progress')?.shadowRoot
-          ?.textContent ?? ''
-      )
-        .replace(/\s+/g, ' ')
-        .trim();
-      return new RegExp(pattern).test(t) ? t : '';
-    },
-    [CARD.source],
-  );
-  const match = CARD.exec(text)!;
+  const match = CARD.exec(await waitFor(page, 'a card that counts', cardText, [CARD.source]))!;
   return { name: match[1]!, chars: Number(match[2]), seconds: Number(match[3]) };
 }
 
@@ -127,31 +114,37 @@ describe.each(Object.keys(launchers) as EngineName[])('%s', (name) => {
     console.log(`${name}: ${engine.version}`);
   }, 60_000);
   afterAll(async () => {
-    await engine?.close();
-    await e2e.dispose();
+    try {
+      await engine?.close();
+    } finally {
+      await e2e.dispose();
+    }
   });
 
-  /** A fresh page on `url` (the demo by default), connected. */
-  async function open(url = e2e.demo.url): Promise<EnginePage> {
+  /** A fresh page on `url` (the demo by default), once `ready` (the chat connected). */
+  async function open(url = e2e.demo.url, ready: () => unknown = connected): Promise<EnginePage> {
     await page?.close();
     page = await engine.newPage();
     await page.goto(url);
-    await waitFor(page, 'the chat to connect', connected, []);
+    await waitFor(page, 'the page ready', ready, []);
     return page;
   }
 
   afterEach(async () => {
-    await page?.close();
-    page = undefined;
-    await e2e.stop();
+    try {
+      await page?.close();
+    } finally {
+      page = undefined;
+      await e2e.stop();
+    }
   });
 
   test('loads the one-file build and its markdown part, connects and answers', async () => {
     await e2e.startWithoutBrowser([answer('Some **bold** words.')]);
     const page = await open();
     expect(await page.evaluate(() => typeof customElements.get('aalis-chat'))).toBe('function');
-    await ask(page, 'hello');
-    await waitFor(page, 'the answer', answers, []);
+    await askIn(page, 'hello');
+    await waitFor(page, 'the answer', answersAtLeast, [1]);
     const strong = () =>
       document.querySelector('aalis-chat')!.shadowRoot!.querySelector('.bubble.assistant[data-id] strong')
         ?.textContent;
@@ -169,7 +162,7 @@ describe.each(Object.keys(launchers) as EngineName[])('%s', (name) => {
         },
       );
       const page = await open(site.url);
-      await ask(page, 'hi');
+      await askIn(page, 'hi');
       const table = () =>
         document.querySelector('aalis-chat')!.shadowRoot!.querySelector('.bubble.assistant[data-id] td')
           ?.textContent;
@@ -182,7 +175,7 @@ describe.each(Object.keys(launchers) as EngineName[])('%s', (name) => {
   test('a live card rises while the model writes a tool call, and counts up', async () => {
     await e2e.startWithoutBrowser([slowLongCall(), answer('Saved report.md.')]);
     const page = await open();
-    await ask(page, 'write a long report');
+    await askIn(page, 'write a long report');
     const first = await readCard(page);
     expect(first.name).toBe('write_file');
     await new Promise((resolve) => setTimeout(resolve, 1_200));
@@ -193,9 +186,9 @@ describe.each(Object.keys(launchers) as EngineName[])('%s', (name) => {
   }, 60_000);
 
   test('a reload in the middle of a tool call brings the card back, its clock kept', async () => {
-    await e2e.startWithoutBrowser([slowLongCall(5), answer('Done after the reload.')]);
+    await e2e.startWithoutBrowser([slowLongCall(10), answer('Done after the reload.')]);
     const page = await open();
-    await ask(page, 'write it');
+    await askIn(page, 'write it');
     await readCard(page);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const before = await readCard(page);
@@ -203,14 +196,14 @@ describe.each(Object.keys(launchers) as EngineName[])('%s', (name) => {
     const after = await readCard(page);
     expect(after.chars).toBeGreaterThanOrEqual(before.chars);
     expect(after.seconds).toBeGreaterThanOrEqual(before.seconds);
-    await waitFor(page, 'the answer', answers, [], 30_000);
+    await waitFor(page, 'the answer', answersAtLeast, [1], 30_000);
   }, 60_000);
 
   test('Stop in the middle of a tool call ends the turn as aborted; no tool runs', async () => {
     await e2e.startWithoutBrowser([slowLongCall(5)]);
     const page = await open();
-    await ask(page, 'write it');
-    await waitFor(page, 'a card', cardText, []);
+    await askIn(page, 'write it');
+    await waitFor(page, 'a card', cardText, ['.']);
     const stop = await page.evaluate(centreOf, '[part~="stop-button"]');
     await page.click(stop.x, stop.y);
     const status = () =>
@@ -219,6 +212,8 @@ describe.each(Object.keys(launchers) as EngineName[])('%s', (name) => {
         .shadowRoot!.querySelector('.bubble.assistant[data-id]')
         ?.getAttribute('data-status');
     expect(await waitFor(page, 'the aborted answer', status, [])).toBe('aborted');
+    // A tool's result would go back to the model as a second request: none comes.
+    await new Promise((resolve) => setTimeout(resolve, 500));
     expect(e2e.upstream.requests).toHaveLength(1);
   }, 60_000);
 
@@ -227,10 +222,11 @@ describe.each(Object.keys(launchers) as EngineName[])('%s', (name) => {
     const site = await serveExamples({ port: 0, chatServer: `http://127.0.0.1:${e2e.port}` });
     try {
       await e2e.startWithoutBrowser([], { AALIS_ALLOWED_ORIGINS: site.url });
-      await page?.close();
-      page = await engine.newPage();
-      await page.goto(`${site.url}/launcher/`);
-      await waitFor(page, 'the launcher button', focusIn, ['.launcher']);
+      const page = await open(`${site.url}/launcher/`, () =>
+        // A boolean: an element does not cross from the page to the test.
+        Boolean(document.querySelector('aalis-chat')?.shadowRoot?.querySelector('.launcher')),
+      );
+      await page.evaluate(focusIn, '.launcher');
       await page.press('Enter');
       const focused = () => {
         const root = document.querySelector('aalis-chat')!.shadowRoot!;
@@ -253,7 +249,7 @@ describe.each(Object.keys(launchers) as EngineName[])('%s', (name) => {
     }
   }, 60_000);
 
-  test('Enter that ends an IME composition does not send; Enter after it does', async () => {
+  test('the composition key events each engine sends do not send; a plain Enter does', async () => {
     await e2e.startWithoutBrowser([answer('こんにちは')]);
     const page = await open();
     await waitFor(page, 'the text box', focusIn, ['textarea']);
@@ -279,13 +275,13 @@ describe.each(Object.keys(launchers) as EngineName[])('%s', (name) => {
     expect(await page.evaluate(sent)).toBe(0);
     await page.press('Enter');
     expect(await waitFor(page, 'the question sent', sent, [])).toBe(1);
-    await waitFor(page, 'the answer', answers, []);
+    await waitFor(page, 'the answer', answersAtLeast, [1]);
   }, 60_000);
 
   test('a long answer streams at the bottom; scrolled up, the reader stays put until they jump back', async () => {
     await e2e.startWithoutBrowser([longAnswer(80, 30), longAnswer(40, 30)]);
     const page = await open();
-    await ask(page, 'tell me everything');
+    await askIn(page, 'tell me everything');
     // Following the answer as it grows.
     await waitFor(
       page,
@@ -297,7 +293,7 @@ describe.each(Object.keys(launchers) as EngineName[])('%s', (name) => {
       [],
     );
     expect(await page.evaluate(atBottom)).toBe(true);
-    await waitFor(page, 'the answer', answers, [], 30_000);
+    await waitFor(page, 'the answer', answersAtLeast, [1], 30_000);
     expect(await page.evaluate(atBottom)).toBe(true);
     // The reader scrolls up to read: a second answer streams without moving them.
     await page.evaluate(() => {
@@ -306,7 +302,7 @@ describe.each(Object.keys(launchers) as EngineName[])('%s', (name) => {
     const jump = () =>
       !!document.querySelector('aalis-chat')!.shadowRoot!.querySelector('[part~="jump-button"]');
     await waitFor(page, 'the jump button', jump, []);
-    await ask(page, 'and more');
+    await askIn(page, 'and more');
     await waitFor(page, 'the second answer', answersAtLeast, [2]);
     const top = () =>
       document.querySelector('aalis-chat')!.shadowRoot!.querySelector('.transcript')!.scrollTop;
@@ -321,9 +317,7 @@ describe.each(Object.keys(launchers) as EngineName[])('%s', (name) => {
     const site = await serveExamples({ port: 0, chatServer: `http://127.0.0.1:${e2e.port}` });
     try {
       await e2e.startWithoutBrowser([], { AALIS_ALLOWED_ORIGINS: 'https://somewhere-else.example' });
-      await page?.close();
-      page = await engine.newPage();
-      await page.goto(site.url);
+      const page = await open(site.url, () => true);
       const refused = () =>
         document.querySelector('aalis-chat')?.shadowRoot?.querySelector('.status.refused')?.textContent ?? '';
       expect(await waitFor(page, 'the refusal', refused, [])).toContain("does not allow this page's address");

@@ -2,8 +2,8 @@
  * The W3C WebDriver commands the cross-engine tests use, over HTTP: a session, a page,
  * scripts, keys and pointer actions, a screenshot. WebKitGTK is driven this way (its
  * `WebKitWebDriver` speaks plain WebDriver). Written here, not taken from a client
- * library: nine commands of JSON over `fetch` read more plainly than a framework, and
- * the maintained clients (selenium-webdriver 4.48+, webdriver 10) need Node 22.
+ * library: a handful of commands of JSON over `fetch` read more plainly than a framework,
+ * and the maintained clients (selenium-webdriver 4.48+, webdriver 10) need Node 22.
  * https://www.w3.org/TR/webdriver2/
  */
 
@@ -19,7 +19,8 @@ export class WebDriverError extends Error {
 
 /** Keys by their WebDriver code points (the spec's "keyboard actions" table). */
 export const KEYS: Record<string, string> = {
-  Enter: '\uE007',
+  // U+E006 is the main Enter key (Return); U+E007 would be the keypad's.
+  Enter: '\uE006',
   Escape: '\uE00C',
   Tab: '\uE004',
   Shift: '\uE008',
@@ -34,8 +35,13 @@ export class WebDriverSession {
   ) {}
 
   /** Starts a session on the driver at `base` (http://127.0.0.1:PORT). */
-  static async start(base: string, alwaysMatch: Record<string, unknown>): Promise<WebDriverSession> {
-    const value = (await call(base, 'POST', '/session', { capabilities: { alwaysMatch } })) as {
+  static async start(
+    base: string,
+    alwaysMatch: Record<string, unknown>,
+    timeoutMs = ANSWER_MS,
+  ): Promise<WebDriverSession> {
+    const body = { capabilities: { alwaysMatch } };
+    const value = (await call(base, 'POST', '/session', body, timeoutMs)) as {
       sessionId: string;
       capabilities: Record<string, unknown>;
     };
@@ -58,16 +64,12 @@ export class WebDriverSession {
     return this.#command('POST', '/window/rect', { width, height });
   }
 
-  setScriptTimeout(ms: number): Promise<unknown> {
-    return this.#command('POST', '/timeouts', { script: ms });
+  /** How long a script and a page load may take before the driver gives up. */
+  setTimeouts(script: number, pageLoad: number): Promise<unknown> {
+    return this.#command('POST', '/timeouts', { script, pageLoad });
   }
 
-  /** Runs `script` (a function body; `arguments` are `args`) and gives its JSON result. */
-  execute(script: string, args: unknown[] = []): Promise<unknown> {
-    return this.#command('POST', '/execute/sync', { script, args });
-  }
-
-  /** Like `execute`, the result being what the script passes to its last argument. */
+  /** Runs `script` (a function body; `arguments` are `args`); its result is what it passes to its last argument. */
   executeAsync(script: string, args: unknown[] = []): Promise<unknown> {
     return this.#command('POST', '/execute/async', { script, args });
   }
@@ -109,13 +111,30 @@ export class WebDriverSession {
   }
 }
 
-async function call(base: string, method: string, path: string, body?: unknown): Promise<unknown> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
+/** No command waits longer than this for the driver's answer (it has its own timeouts below it). */
+const ANSWER_MS = 30_000;
+
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  timeoutMs = ANSWER_MS,
+): Promise<unknown> {
+  let response: Response;
+  let text: string;
+  try {
+    response = await fetch(`${base}${path}`, {
+      method,
+      signal: AbortSignal.timeout(timeoutMs),
+      headers: body === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    text = await response.text();
+  } catch (error) {
+    // Which command hung or failed, not only that a fetch did.
+    throw new WebDriverError('no answer', `${method} ${path}: ${String(error)}`);
+  }
   let value: unknown;
   try {
     ({ value } = JSON.parse(text) as { value: unknown });

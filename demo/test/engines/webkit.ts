@@ -4,6 +4,7 @@
  * is a WebDriver session, a MiniBrowser with a fresh, ephemeral profile.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 // @ts-expect-error: a plain script without types.
 import { miniBrowserPath, webkitDriverPath, xvfbPath } from '../../../scripts/ensure-engines.mjs';
@@ -22,36 +23,60 @@ export async function launchWebKit(): Promise<Engine> {
       // only pages of their own on loopback.
       WEBKIT_DISABLE_SANDBOX_THIS_IS_DANGEROUS: '1',
     },
-    stdio: ['ignore', 'ignore', process.env.E2E_DEBUG ? 'inherit' : 'ignore'],
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
-  const stop = () => {
-    driver.kill();
+  // The end of what the driver said, for the error when it cannot start.
+  let said = '';
+  driver.stderr!.on('data', (chunk: Buffer) => {
+    said = (said + chunk.toString()).slice(-2_000);
+    if (process.env.E2E_DEBUG) process.stderr.write(chunk);
+  });
+  const exited = new Promise<never>((_, reject) => {
+    driver.once('error', reject);
+    driver.once('exit', (code) => reject(new Error(`WebKitWebDriver exited (${code}): ${said}`)));
+  });
+  exited.catch(() => {});
+  const stop = async () => {
+    if (driver.exitCode === null) {
+      driver.kill();
+      await once(driver, 'exit');
+    }
     xvfb.kill();
   };
   try {
     const base = `http://127.0.0.1:${port}`;
-    await until(async () => (await fetch(`${base}/status`).catch(() => undefined))?.ok === true, 10_000);
+    await Promise.race([exited, answering(`${base}/status`, 10_000)]);
     const capabilities = {
       browserName: 'MiniBrowser',
       'webkitgtk:browserOptions': { binary: miniBrowserPath, args: ['--automation'] },
     };
-    // A first session for the version, and to fail here, once, when WebKit cannot start.
-    const probe = await WebDriverSession.start(base, capabilities);
-    const version = `${String(probe.capabilities.browserName)}/${String(probe.capabilities.browserVersion)}`;
-    await probe.end();
+    // A MiniBrowser starts in a second or two. A session not started in 20 s is asked for
+    // once more: the suite's first WebKit page once hung for a minute on a loaded machine.
+    const session = () =>
+      WebDriverSession.start(base, capabilities, 20_000).catch(() =>
+        WebDriverSession.start(base, capabilities, 20_000),
+      );
+    // The first session: for the version, to fail here when WebKit cannot start, and
+    // then as the first page.
+    let spare: WebDriverSession | undefined = await session();
+    const version = `${String(spare.capabilities.browserName)}/${String(spare.capabilities.browserVersion)}`;
     return {
       name: 'WebKit',
       version,
       async newPage() {
-        const session = await WebDriverSession.start(base, capabilities);
-        await session.setWindowSize(1280, 860);
-        await session.setScriptTimeout(30_000);
-        return webkitPage(session);
+        const page = spare ?? (await session());
+        spare = undefined;
+        await page.setWindowSize(1280, 860);
+        await page.setTimeouts(20_000, 20_000);
+        return webkitPage(page);
       },
-      close: async () => stop(),
+      close: async () => {
+        await spare?.end();
+        await stop();
+      },
     };
   } catch (error) {
-    stop();
+    await stop();
     throw error;
   }
 }
@@ -96,6 +121,7 @@ async function startXvfb(): Promise<{ xvfb: ChildProcess; display: string }> {
       clearTimeout(timer);
       resolve(`:${text.trim()}`);
     });
+    xvfb.once('error', reject);
     xvfb.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`Xvfb exited (${code}) before it gave a display`));
@@ -107,10 +133,13 @@ async function startXvfb(): Promise<{ xvfb: ChildProcess; display: string }> {
   return { xvfb, display };
 }
 
-async function until(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+/** Resolves once `url` answers 2xx; rejects after `timeoutMs`. */
+async function answering(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('WebKitWebDriver did not answer in time');
+  for (;;) {
+    const response = await fetch(url, { signal: AbortSignal.timeout(1_000) }).catch(() => undefined);
+    if (response?.ok) return;
+    if (Date.now() > deadline) throw new Error(`WebKitWebDriver did not answer in ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
