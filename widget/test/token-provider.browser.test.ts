@@ -6,9 +6,11 @@
  */
 import { expect, fixture, html } from '@open-wc/testing';
 import type { AalisChat } from '../src/aalis-chat.js';
+import type { AalisErrorEvent } from '../src/events.js';
 import { FakeSocket, SESSION, until } from './harness.js';
 
-async function mountWith(tokenProvider: AalisChat['tokenProvider'], token = '') {
+/** Mounts a chat; `errors` collects its aalis-error codes from before it connects. */
+async function mountWith(tokenProvider: AalisChat['tokenProvider'], token = '', errors: string[] = []) {
   localStorage.clear();
   const sockets: FakeSocket[] = [];
   const factory = (url: string) => {
@@ -23,6 +25,7 @@ async function mountWith(tokenProvider: AalisChat['tokenProvider'], token = '') 
       token=${token}
       .tokenProvider=${tokenProvider}
       .socketFactory=${factory}
+      @aalis-error=${(event: AalisErrorEvent) => errors.push(event.detail.code)}
     ></aalis-chat>`,
   );
   return { el, sockets };
@@ -60,9 +63,8 @@ describe('tokenProvider', () => {
 
   it('after a 4401 it is asked once more, then the widget gives up and says so', async () => {
     let calls = 0;
-    const { el, sockets } = await mountWith(async () => `token-${++calls}`);
     const errors: string[] = [];
-    el.addEventListener('aalis-error', (event) => errors.push(event.detail.code));
+    const { sockets } = await mountWith(async () => `token-${++calls}`, '', errors);
     await until(() => sockets[0]?.sent.length === 1);
     sockets[0]!.close(4401, 'a valid visitor token is required');
     await until(() => sockets[1]?.sent.length === 1);
@@ -80,13 +82,17 @@ describe('tokenProvider', () => {
 
   it('a provider that throws is told as aalis-error, and the widget tries again', async () => {
     let calls = 0;
-    const { el, sockets } = await mountWith(() => {
-      calls++;
-      if (calls === 1) throw new Error('backend down');
-      return 'token-ok';
-    });
+    // Listened to from the start: the provider may be asked before the element first renders.
     const errors: string[] = [];
-    el.addEventListener('aalis-error', (event) => errors.push(event.detail.code));
+    const { sockets } = await mountWith(
+      () => {
+        calls++;
+        if (calls === 1) throw new Error('backend down');
+        return 'token-ok';
+      },
+      '',
+      errors,
+    );
     await until(() => errors.includes('token_provider_failed'));
     expect(sockets[0]!.sent).to.have.length(0); // never anonymous by accident
     await until(() => sockets[1]?.sent.length === 1, 5_000);
