@@ -109,24 +109,29 @@ export async function resumeBench({ repeats = 7 } = {}) {
       const page = await browser.newPage();
       if (process.env.RESUME_DEBUG) page.on('console', (m) => console.error('[page]', m.text()));
       await page.addInitScript(
-        ({ sid, lastWords }) => {
+        ({ sid, lastWords, timeline }) => {
           localStorage.setItem('aalis-chat-session', sid);
           window.__lastWords = lastWords;
           // RESUME_TIMELINE=1: each load's frames and long tasks, in ms after navigation.
-          window.__timeline = [];
-          new PerformanceObserver((list) => {
-            for (const task of list.getEntries())
-              window.__timeline.push(`long task ${Math.round(task.startTime)}+${Math.round(task.duration)}`);
-          }).observe({ type: 'longtask', buffered: true });
+          // Only then: reading every frame again would add to what is measured.
+          window.__timeline = timeline ? [] : undefined;
+          if (timeline)
+            new PerformanceObserver((list) => {
+              for (const task of list.getEntries())
+                window.__timeline.push(
+                  `long task ${Math.round(task.startTime)}+${Math.round(task.duration)}`,
+                );
+            }).observe({ type: 'longtask', buffered: true });
           // When the page's socket opens, and when five cards and the text are first painted.
           const Native = window.WebSocket;
           window.WebSocket = class extends Native {
             constructor(...args) {
               super(...args);
               this.addEventListener('open', () => (window.__openedAt = performance.now()));
-              this.addEventListener('message', (event) =>
-                window.__timeline.push(`${JSON.parse(event.data).type} ${Math.round(performance.now())}`),
-              );
+              if (window.__timeline)
+                this.addEventListener('message', (event) =>
+                  window.__timeline.push(`${JSON.parse(event.data).type} ${Math.round(performance.now())}`),
+                );
             }
           };
           // The restored view is what the reader sees: the end of the answer with the five
@@ -147,7 +152,7 @@ export async function resumeBench({ repeats = 7 } = {}) {
           };
           requestAnimationFrame(check);
         },
-        { sid: sessionId, lastWords: LAST_WORDS },
+        { sid: sessionId, lastWords: LAST_WORDS, timeline: Boolean(process.env.RESUME_TIMELINE) },
       );
       // The embedding page, answered by the browser itself but on the server's origin
       // (same-origin socket, the localStorage that remembers the session).

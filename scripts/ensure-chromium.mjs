@@ -1,8 +1,8 @@
 // Makes sure a Chromium for the browser tests exists, installing Debian's package when
 // this machine can (root with apt-get). No test tool ever downloads a browser of its own.
 // Prints the browser's path; exits 1 with one line saying what to install otherwise.
-import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { aptInstall, canAptInstall } from './apt-install.mjs';
 
 export const chromePath = process.env.CHROME_PATH ?? '/usr/bin/chromium';
 
@@ -22,22 +22,14 @@ export const chromiumArgs = [
 
 export function ensureChromium() {
   if (existsSync(chromePath)) return chromePath;
-  const canInstall =
-    process.platform === 'linux' && process.getuid?.() === 0 && existsSync('/usr/bin/apt-get');
-  if (!canInstall || process.env.CHROME_PATH) {
+  if (!canAptInstall() || process.env.CHROME_PATH) {
     console.error(
       `Chromium not found at ${chromePath}: install it (Debian: apt-get install chromium) or set CHROME_PATH.`,
     );
     process.exit(1);
   }
   console.log('Chromium is missing: installing Debian package "chromium" (one time).');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-  const install = spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], {
-    stdio: 'inherit',
-    env,
-  });
-  if (install.status !== 0 || !existsSync(chromePath)) {
+  if (!aptInstall(['chromium']) || !existsSync(chromePath)) {
     console.error('Installing Chromium failed: run "apt-get install chromium" by hand, or set CHROME_PATH.');
     process.exit(1);
   }

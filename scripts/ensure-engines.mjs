@@ -4,8 +4,8 @@
 // WebKitGTK, the engine of Safari (its MiniBrowser driven by WebKitWebDriver, on a
 // virtual X display from Xvfb). No test tool ever downloads a browser of its own.
 // Prints the paths; exits 1 with one line saying what to install otherwise.
-import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { aptInstall, canAptInstall } from './apt-install.mjs';
 
 export const firefoxPath = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
 export const webkitDriverPath = process.env.WEBKIT_DRIVER_PATH ?? '/usr/bin/WebKitWebDriver';
@@ -29,23 +29,15 @@ export function ensureEngines() {
   const missing = needed().filter(({ path }) => !existsSync(path));
   if (!missing.length) return { firefoxPath, webkitDriverPath, miniBrowserPath, xvfbPath };
   const packages = [...new Set(missing.map(({ pkg }) => pkg))];
-  const canInstall =
-    process.platform === 'linux' && process.getuid?.() === 0 && existsSync('/usr/bin/apt-get');
-  if (!canInstall) {
+  if (!canAptInstall()) {
     throw new Error(
       `Missing ${missing.map(({ path }) => path).join(', ')}: install ${packages.join(' ')} (Debian: apt-get install ${packages.join(' ')}).`,
     );
   }
   console.log(`Installing Debian packages ${packages.join(', ')} for the cross-engine tests (one time).`);
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  // The package lists may be stale or absent on a fresh machine.
-  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-  const install = spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], {
-    stdio: 'inherit',
-    env,
-  });
+  const installed = aptInstall(packages);
   const still = needed().filter(({ path }) => !existsSync(path));
-  if (install.status !== 0 || still.length) {
+  if (!installed || still.length) {
     throw new Error(
       `Installing ${packages.join(' ')} failed: ${still.map(({ path }) => path).join(', ')} still missing.`,
     );

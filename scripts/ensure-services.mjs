@@ -4,8 +4,9 @@
 // them must not leave Debian's own services running: they would hold 6379, 5432 and 80,
 // and keep running after the tests. Run directly, prints what it found or installed;
 // exits 1 with one line saying what to install otherwise.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { aptInstall, canAptInstall } from './apt-install.mjs';
 
 /** Each service: the binary the tests run, and the Debian package and init script that provide it. */
 export const services = [
@@ -38,9 +39,7 @@ export function ensureServices() {
   if (missing.length === 0) return { present: present.map(nameOf), installed: [] };
 
   const packages = missing.map((service) => service.aptPackage);
-  const canInstall =
-    process.platform === 'linux' && process.getuid?.() === 0 && existsSync('/usr/bin/apt-get');
-  if (!canInstall) {
+  if (!canAptInstall()) {
     throw new Error(
       `${missing.map(nameOf).join(', ')} not installed: install them (Debian: apt-get install ${packages.join(' ')}).`,
     );
@@ -57,13 +56,9 @@ export function ensureServices() {
       '#!/bin/sh\n# Written by scripts/ensure-services.mjs for one install.\nexit 101\n',
       { mode: 0o755 },
     );
-  let install;
+  let installed;
   try {
-    execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-    install = spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], {
-      stdio: 'inherit',
-      env,
-    });
+    installed = aptInstall(packages, { RUNLEVEL: '1' });
   } finally {
     if (ownPolicy) rmSync(POLICY_RC_D, { force: true });
   }
@@ -73,7 +68,7 @@ export function ensureServices() {
   }
 
   const stillMissing = missing.filter((service) => !existsSync(service.binary));
-  if (install.status !== 0 || stillMissing.length > 0) {
+  if (!installed || stillMissing.length > 0) {
     throw new Error(
       `Installing ${packages.join(' ')} failed: run "apt-get install ${packages.join(' ')}" by hand.`,
     );

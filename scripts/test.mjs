@@ -37,6 +37,17 @@ function vitest(report, args = [], env = {}) {
   return { ok, counts };
 }
 
+/** A step that needs `ensure` (an install) first: when that fails, the step fails, saying why. */
+const afterInstalling = (ensure, step) => () => {
+  try {
+    ensure();
+  } catch (error) {
+    console.error(error.message);
+    return { ok: false, counts: null };
+  }
+  return step();
+};
+
 const steps = [
   {
     // Also builds the server and the widget: tests run the command and the one-file
@@ -56,15 +67,7 @@ const steps = [
   {
     // Redis, PostgreSQL and nginx: the node tests start real ones (server/test/services/).
     name: 'node tests (vitest)',
-    run: () => {
-      try {
-        ensureServices();
-      } catch (error) {
-        console.error(error.message);
-        return { ok: false, counts: null };
-      }
-      return vitest('node', ['--coverage']);
-    },
+    run: afterInstalling(ensureServices, () => vitest('node', ['--coverage'])),
     // The totals of the coverage vitest.config.ts sets up (protocol, server and widget
     // sources; the widget's own tests run in Chromium, where nothing is measured).
     note: () =>
@@ -88,15 +91,9 @@ const steps = [
   {
     // Firefox ESR and WebKitGTK come from Debian, installed here when missing.
     name: 'engines (end-to-end smoke suite in Chromium, Firefox and WebKit)',
-    run: () => {
-      try {
-        ensureEngines();
-      } catch (error) {
-        console.error(error.message);
-        return { ok: false, counts: null };
-      }
-      return vitest('engines', ['demo/test/engines.test.ts'], { AALIS_ENGINES_TEST: '1' });
-    },
+    run: afterInstalling(ensureEngines, () =>
+      vitest('engines', ['demo/test/engines.test.ts'], { AALIS_ENGINES_TEST: '1' }),
+    ),
   },
 ];
 

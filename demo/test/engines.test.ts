@@ -108,6 +108,7 @@ describe.each(Object.keys(launchers) as EngineName[])('%s', (name) => {
   const e2e = new E2E();
   let engine: Engine;
   let page: EnginePage | undefined;
+  let site: { url: string; close(): Promise<void> } | undefined;
 
   beforeAll(async () => {
     engine = await launchers[name]();
@@ -135,9 +136,18 @@ describe.each(Object.keys(launchers) as EngineName[])('%s', (name) => {
       await page?.close();
     } finally {
       page = undefined;
+      await site?.close();
+      site = undefined;
       await e2e.stop();
     }
   });
+
+  /** The examples, served from an origin of their own and pointed at the chat server. */
+  async function examplesSite(): Promise<{ url: string }> {
+    e2e.port ||= await freePort();
+    site = await serveExamples({ port: 0, chatServer: `http://127.0.0.1:${e2e.port}` });
+    return site!;
+  }
 
   test('loads the one-file build and its markdown part, connects and answers', async () => {
     await e2e.startWithoutBrowser([answer('Some **bold** words.')]);
@@ -152,24 +162,16 @@ describe.each(Object.keys(launchers) as EngineName[])('%s', (name) => {
   }, 60_000);
 
   test('embeds in a page on another origin and chats', async () => {
-    e2e.port ||= await freePort();
-    const site = await serveExamples({ port: 0, chatServer: `http://127.0.0.1:${e2e.port}` });
-    try {
-      await e2e.startWithoutBrowser(
-        [answer('Hello from across origins.\n\n| a | b |\n| - | - |\n| 1 | 2 |')],
-        {
-          AALIS_ALLOWED_ORIGINS: site.url,
-        },
-      );
-      const page = await open(site.url);
-      await askIn(page, 'hi');
-      const table = () =>
-        document.querySelector('aalis-chat')!.shadowRoot!.querySelector('.bubble.assistant[data-id] td')
-          ?.textContent;
-      expect(await waitFor(page, 'the table', table, [])).toBe('1');
-    } finally {
-      await site.close();
-    }
+    const site = await examplesSite();
+    await e2e.startWithoutBrowser([answer('Hello from across origins.\n\n| a | b |\n| - | - |\n| 1 | 2 |')], {
+      AALIS_ALLOWED_ORIGINS: site.url,
+    });
+    const page = await open(site.url);
+    await askIn(page, 'hi');
+    const table = () =>
+      document.querySelector('aalis-chat')!.shadowRoot!.querySelector('.bubble.assistant[data-id] td')
+        ?.textContent;
+    expect(await waitFor(page, 'the table', table, [])).toBe('1');
   }, 60_000);
 
   test('a live card rises while the model writes a tool call, and counts up', async () => {
@@ -218,35 +220,30 @@ describe.each(Object.keys(launchers) as EngineName[])('%s', (name) => {
   }, 60_000);
 
   test('the launcher opens with Enter and closes with Escape, the focus going back to its button', async () => {
-    e2e.port ||= await freePort();
-    const site = await serveExamples({ port: 0, chatServer: `http://127.0.0.1:${e2e.port}` });
-    try {
-      await e2e.startWithoutBrowser([], { AALIS_ALLOWED_ORIGINS: site.url });
-      const page = await open(`${site.url}/launcher/`, () =>
-        // A boolean: an element does not cross from the page to the test.
-        Boolean(document.querySelector('aalis-chat')?.shadowRoot?.querySelector('.launcher')),
+    const site = await examplesSite();
+    await e2e.startWithoutBrowser([], { AALIS_ALLOWED_ORIGINS: site.url });
+    const page = await open(`${site.url}/launcher/`, () =>
+      // A boolean: an element does not cross from the page to the test.
+      Boolean(document.querySelector('aalis-chat')?.shadowRoot?.querySelector('.launcher')),
+    );
+    await page.evaluate(focusIn, '.launcher');
+    await page.press('Enter');
+    const focused = () => {
+      const root = document.querySelector('aalis-chat')!.shadowRoot!;
+      const panel = root.querySelector<HTMLElement>('.panel');
+      return panel && !panel.hidden ? (root.activeElement?.tagName.toLowerCase() ?? 'none') : '';
+    };
+    // Open, and the focus in the text box, ready to type.
+    expect(await waitFor(page, 'the panel open', focused, [])).toBe('textarea');
+    await page.press('Escape');
+    const closed = () => {
+      const root = document.querySelector('aalis-chat')!.shadowRoot!;
+      return (
+        root.querySelector<HTMLElement>('.panel')?.hidden &&
+        root.activeElement?.classList.contains('launcher')
       );
-      await page.evaluate(focusIn, '.launcher');
-      await page.press('Enter');
-      const focused = () => {
-        const root = document.querySelector('aalis-chat')!.shadowRoot!;
-        const panel = root.querySelector<HTMLElement>('.panel');
-        return panel && !panel.hidden ? (root.activeElement?.tagName.toLowerCase() ?? 'none') : '';
-      };
-      // Open, and the focus in the text box, ready to type.
-      expect(await waitFor(page, 'the panel open', focused, [])).toBe('textarea');
-      await page.press('Escape');
-      const closed = () => {
-        const root = document.querySelector('aalis-chat')!.shadowRoot!;
-        return (
-          root.querySelector<HTMLElement>('.panel')?.hidden &&
-          root.activeElement?.classList.contains('launcher')
-        );
-      };
-      expect(await waitFor(page, 'the panel closed, the button focused', closed, [])).toBe(true);
-    } finally {
-      await site.close();
-    }
+    };
+    expect(await waitFor(page, 'the panel closed, the button focused', closed, [])).toBe(true);
   }, 60_000);
 
   test('the composition key events each engine sends do not send; a plain Enter does', async () => {
@@ -313,35 +310,25 @@ describe.each(Object.keys(launchers) as EngineName[])('%s', (name) => {
   }, 60_000);
 
   test('a page whose origin the server does not allow says why (the close code reaches the page)', async () => {
-    e2e.port ||= await freePort();
-    const site = await serveExamples({ port: 0, chatServer: `http://127.0.0.1:${e2e.port}` });
-    try {
-      await e2e.startWithoutBrowser([], { AALIS_ALLOWED_ORIGINS: 'https://somewhere-else.example' });
-      const page = await open(site.url, () => true);
-      const refused = () =>
-        document.querySelector('aalis-chat')?.shadowRoot?.querySelector('.status.refused')?.textContent ?? '';
-      expect(await waitFor(page, 'the refusal', refused, [])).toContain("does not allow this page's address");
-    } finally {
-      await site.close();
-    }
+    const site = await examplesSite();
+    await e2e.startWithoutBrowser([], { AALIS_ALLOWED_ORIGINS: 'https://somewhere-else.example' });
+    const page = await open(site.url, () => true);
+    const refused = () =>
+      document.querySelector('aalis-chat')?.shadowRoot?.querySelector('.status.refused')?.textContent ?? '';
+    expect(await waitFor(page, 'the refusal', refused, [])).toContain("does not allow this page's address");
   }, 60_000);
 
   test("the page's theme tokens and ::part rules apply inside the chat", async () => {
     // The plain example styles the chat as a site does: a token and a part, from its own sheet.
-    e2e.port ||= await freePort();
-    const site = await serveExamples({ port: 0, chatServer: `http://127.0.0.1:${e2e.port}` });
-    try {
-      await e2e.startWithoutBrowser([], { AALIS_ALLOWED_ORIGINS: site.url });
-      const page = await open(site.url);
-      const send = () => {
-        const style = getComputedStyle(
-          document.querySelector('aalis-chat')!.shadowRoot!.querySelector('[part~="send-button"]')!,
-        );
-        return [style.backgroundColor, style.borderTopLeftRadius];
-      };
-      expect(await page.evaluate(send)).toEqual(['rgb(11, 110, 79)', '999px']);
-    } finally {
-      await site.close();
-    }
+    const site = await examplesSite();
+    await e2e.startWithoutBrowser([], { AALIS_ALLOWED_ORIGINS: site.url });
+    const page = await open(site.url);
+    const send = () => {
+      const style = getComputedStyle(
+        document.querySelector('aalis-chat')!.shadowRoot!.querySelector('[part~="send-button"]')!,
+      );
+      return [style.backgroundColor, style.borderTopLeftRadius];
+    };
+    expect(await page.evaluate(send)).toEqual(['rgb(11, 110, 79)', '999px']);
   }, 60_000);
 });

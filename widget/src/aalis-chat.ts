@@ -438,7 +438,10 @@ export class AalisChat extends LitElement {
 
   /** Shows more of a long text that rendered its end first (`MarkdownCache`), a piece a frame. */
   #revealText(): void {
-    if (this.#revealingText || ![...this.#caches.values()].some((cache) => cache.partial)) return;
+    // After every render: a loop over the turn's few text parts, no array made.
+    let partial = false;
+    for (const cache of this.#caches.values()) partial ||= cache.partial;
+    if (this.#revealingText || !partial) return;
     this.#revealingText = true;
     afterPaint(() => {
       this.#revealingText = false;

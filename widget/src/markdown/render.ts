@@ -220,14 +220,13 @@ export class MarkdownCache {
     ];
   }
 
-  /** Shows about `TAIL_CHARS` more of the held-back text; true while some is still held. */
-  revealMore(): boolean {
+  /** Shows about `TAIL_CHARS` more of the held-back text (`partial` says whether some is left). */
+  revealMore(): void {
     const lex = lexer();
-    if (!lex || !this.partial) return false;
+    if (!lex || !this.partial) return;
     const from = blockStartBefore(this.#text, this.#shownFrom - TAIL_CHARS);
     this.#blocks.unshift(...this.#lex(lex, this.#text.slice(0, this.#shownFrom), from));
     this.#shownFrom = from;
-    return this.partial;
   }
 
   #update(lex: Lex, text: string): void {
