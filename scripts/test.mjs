@@ -66,8 +66,16 @@ const steps = [
   },
   {
     // Redis, PostgreSQL and nginx: the node tests start real ones (server/test/services/).
+    // Chromium too, for the end-to-end tests among them: installed here, once, not from
+    // inside a test worker.
     name: 'node tests (vitest)',
-    run: afterInstalling(ensureServices, () => vitest('node', ['--coverage'])),
+    run: afterInstalling(
+      () => {
+        ensureServices();
+        ensureChromium();
+      },
+      () => vitest('node', ['--coverage']),
+    ),
     // The totals of the coverage vitest.config.ts sets up (protocol, server and widget
     // sources; the widget's own tests run in Chromium, where nothing is measured).
     note: () =>
