@@ -8,7 +8,7 @@ export default defineConfig({
   resolve: { conditions: ['@aalis/source'] },
   ssr: { resolve: { conditions: ['@aalis/source'] } },
   test: {
-    include: ['{protocol,server,widget,demo}/test/**/*.test.ts'],
+    include: ['{protocol,server,widget,demo}/test/**/*.test.ts', 'test/**/*.test.ts'],
     // The packages test installs from the registry and builds SQLite: `npm test` runs it
     // alone, after the others, so its load never skews their timings.
     exclude: [

@@ -6,7 +6,7 @@
  * `aalis-server` and the demo run this; a host with its own app registers the plugin.
  */
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
-import { ConfigError, type ServerConfig } from './config.js';
+import { ConfigError, type ServerConfig } from './config/server-config.js';
 import { RedisBudgetStore } from './budgets/redis-budget-store.js';
 import { connectRedis } from './cluster/redis-connections.js';
 import { RedisSessionCluster } from './cluster/redis-cluster.js';
@@ -16,10 +16,10 @@ import { PostgresHistoryStore } from './history/postgres-store.js';
 import { SqliteHistoryStore } from './history/sqlite-store.js';
 import type { HistoryStore } from './history/store.js';
 import { providerFromEnv, type ProviderChoice } from './providers/from-env.js';
-import { dataDirProblem } from './startup-problems.js';
+import { dataDirProblem } from './config/startup-problems.js';
 import { builtinTools } from './tools/builtin/index.js';
 import { hostGuardOnce, sharedHostCheck } from './transport/host-guard-once.js';
-import { HEALTH_PATH, aalisChat, type AalisChatOptions } from './transport/plugin.js';
+import { HEALTH_PATH, aalisChat, type AalisChatOptions } from './adapters/fastify-plugin.js';
 import { READ_METHODS, setBaseSecurityHeaders } from './transport/security-headers.js';
 
 export interface AalisServer {

@@ -4,10 +4,10 @@
  * wins over the file). `--check` validates and describes the configuration, then exits.
  * Bad configuration prints one line and exits 2.
  */
-import { maskUrl } from './config-file-secrets.js';
-import { ConfigError, ENVIRONMENT, loadServerConfig, type LoadedConfig } from './config.js';
-import { CONFIG_SCHEMA_FILE } from './config-file-schema.js';
-import { listenProblem } from './startup-problems.js';
+import { maskUrl } from './util/secrets.js';
+import { ConfigError, ENVIRONMENT, loadServerConfig, type LoadedConfig } from './config/server-config.js';
+import { CONFIG_SCHEMA_FILE } from './config/file-schema.js';
+import { listenProblem } from './config/startup-problems.js';
 import { describeHosts } from './transport/host-guard.js';
 
 const HELP = `aalis-server: the Aalis chat protocol server
@@ -68,7 +68,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
     }
     loaded = loadServerConfig({ ...(args.configPath ? { configPath: args.configPath } : {}), env });
     // The server and the MCP client load only when used: --help and mistakes answer at once.
-    if (args.check) return await (await import('./config-file-check.js')).checkConfiguration(loaded);
+    if (args.check) return await (await import('./config/check.js')).checkConfiguration(loaded);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     console.error(`aalis-server: ${error.message}`);

@@ -1,6 +1,6 @@
 /** @aalis/server: the protocol server, its providers, agent, tools and history stores. */
-export { aalisChat, type AalisChatOptions } from './transport/plugin.js';
-export { attachAalisChat, type AttachAalisChatOptions, type AttachedAalisChat } from './transport/use-ws.js';
+export { aalisChat, type AalisChatOptions } from './adapters/fastify-plugin.js';
+export { attachAalisChat, type AttachAalisChatOptions, type AttachedAalisChat } from './adapters/use-ws.js';
 export {
   createChatServer,
   type ChatServer,
@@ -9,14 +9,10 @@ export {
   type ChatSocket,
   type SocketHandlers,
 } from './transport/chat-server.js';
-export {
-  createChatServices,
-  type ChatServices,
-  type ChatServicesOptions,
-} from './transport/chat-services.js';
+export { createChatServices, type ChatServices, type ChatServicesOptions } from './compose/chat-services.js';
 export type { ConnectionOptions } from './transport/client-connection.js';
 export { createAalisServer, type AalisServer } from './app.js';
-export { loadConfig, loadServerConfig, ConfigError, type ServerConfig } from './config.js';
+export { loadConfig, loadServerConfig, ConfigError, type ServerConfig } from './config/server-config.js';
 export { describeHosts } from './transport/host-guard.js';
 export {
   IpLimits,
@@ -37,7 +33,7 @@ export {
   type Visitor,
   type VisitorAuth,
 } from './identity/index.js';
-export { listenProblem } from './startup-problems.js';
+export { listenProblem } from './config/startup-problems.js';
 export {
   Budgets,
   DEFAULT_BUDGETS,
@@ -52,7 +48,7 @@ export {
 } from './budgets/index.js';
 export { SessionHub, type Peer, type TurnSummary } from './sessions/session-hub.js';
 export { ServerMetrics, UNKNOWN_TOOL, type ServerMetricsOptions } from './observability/metrics.js';
-export { TRACER_NAME, SpanName, Attr as SpanAttribute } from './observability/tracing.js';
+export { TRACER_NAME, SpanName, Attr as SpanAttribute } from './agent/tracing.js';
 export { Agent, type AgentOptions, type TurnResult, type ToolExecuteEvent } from './agent/agent.js';
 export type {
   ChatProvider,

@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { ConfigError, loadServerConfig } from '../src/config.js';
-import { checkConfiguration } from '../src/config-file-check.js';
-import { looksSecret, maskArgs, maskByName, maskUrl, redact } from '../src/config-file-secrets.js';
+import { ConfigError, loadServerConfig } from '../src/config/server-config.js';
+import { checkConfiguration } from '../src/config/check.js';
+import { looksSecret, maskArgs, maskByName, maskUrl, redact } from '../src/util/secrets.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'aalis-config-check-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { ConfigError, loadConfig, loadServerConfig } from '../src/config.js';
+import { ConfigError, loadConfig, loadServerConfig } from '../src/config/server-config.js';
 import { providerFromEnv } from '../src/providers/from-env.js';
 import { builtinTools } from '../src/tools/builtin/index.js';
 

@@ -8,8 +8,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { describe, expect, test } from 'vitest';
-import { ENVIRONMENT, loadServerConfig } from '../src/config.js';
-import { CONFIG_SCHEMA_FILE } from '../src/config-file-schema.js';
+import { ENVIRONMENT, loadServerConfig } from '../src/config/server-config.js';
+import { CONFIG_SCHEMA_FILE } from '../src/config/file-schema.js';
 import { builtinTools } from '../src/tools/builtin/index.js';
 
 const serverDir = fileURLToPath(new URL('../', import.meta.url));

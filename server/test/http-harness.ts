@@ -8,7 +8,7 @@ import { networkInterfaces } from 'node:os';
 import { Writable } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import WebSocket from 'ws';
-import { aalisChat, type AalisChatOptions } from '../src/transport/plugin.js';
+import { aalisChat, type AalisChatOptions } from '../src/adapters/fastify-plugin.js';
 import { openAIOn } from './provider-helpers.js';
 
 export interface HttpAnswer {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import type WebSocket from 'ws';
 import { createAalisServer, type AalisServer } from '../src/app.js';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../src/config/server-config.js';
 import {
   externalAddress,
   http10WithoutHost,

@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
-import { ConfigError, loadConfig, loadServerConfig } from '../src/config.js';
-import { checkConfiguration } from '../src/config-file-check.js';
+import { ConfigError, loadConfig, loadServerConfig } from '../src/config/server-config.js';
+import { checkConfiguration } from '../src/config/check.js';
 import { DemoProvider } from '../src/providers/demo/demo-provider.js';
-import { attachAalisChat } from '../src/transport/use-ws.js';
+import { attachAalisChat } from '../src/adapters/use-ws.js';
 
 const SECRET = 'x'.repeat(32);
 const dir = mkdtempSync(join(tmpdir(), 'aalis-identity-config-'));

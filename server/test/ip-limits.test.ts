@@ -8,7 +8,7 @@ import { ErrorCode } from '@aalis/protocol';
 import { afterEach, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { IpLimits } from '../src/transport/ip-limits.js';
-import { attachAalisChat, type AttachedAalisChat } from '../src/transport/use-ws.js';
+import { attachAalisChat, type AttachedAalisChat } from '../src/adapters/use-ws.js';
 import { DemoProvider } from '../src/providers/demo/demo-provider.js';
 import { fixture } from './fake-upstream.js';
 import { startServer, type Harness } from './ws-harness.js';

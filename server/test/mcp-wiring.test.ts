@@ -12,9 +12,9 @@ import Fastify from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { ToolExecuteEvent } from '../src/agent/agent.js';
 import { Workspace } from '../src/tools/workspace.js';
-import { createChatServices } from '../src/transport/chat-services.js';
-import { aalisChat } from '../src/transport/plugin.js';
-import { attachAalisChat } from '../src/transport/use-ws.js';
+import { createChatServices } from '../src/compose/chat-services.js';
+import { aalisChat } from '../src/adapters/fastify-plugin.js';
+import { attachAalisChat } from '../src/adapters/use-ws.js';
 import {
   completionChunk,
   sse,

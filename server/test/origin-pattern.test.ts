@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/server-config.js';
 import { matchesOriginEntry, parseOriginEntry } from '../src/transport/origin-pattern.js';
 
 describe('allowed-origin entries', () => {

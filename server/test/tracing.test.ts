@@ -6,7 +6,7 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { Attr, SpanName, TRACER_NAME } from '../src/observability/tracing.js';
+import { Attr, SpanName, TRACER_NAME } from '../src/agent/tracing.js';
 import { fixture, type Reply } from './fake-upstream.js';
 import { startServer, type Harness } from './ws-harness.js';
 

@@ -13,12 +13,12 @@ import WebSocket from 'ws';
 import { DemoProvider } from '../src/providers/demo/demo-provider.js';
 import { DEMO_MODEL } from '../src/providers/demo/model-server.js';
 import { createChatServer } from '../src/transport/chat-server.js';
-import { createChatServices } from '../src/transport/chat-services.js';
+import { createChatServices } from '../src/compose/chat-services.js';
 import {
   attachAalisChat,
   type AttachAalisChatOptions,
   type AttachedAalisChat,
-} from '../src/transport/use-ws.js';
+} from '../src/adapters/use-ws.js';
 import { upgrade } from './http-harness.js';
 import { TestClient } from './ws-harness.js';
 

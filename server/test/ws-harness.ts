@@ -8,7 +8,7 @@ import WebSocket from 'ws';
 import type { HistoryStore } from '../src/history/store.js';
 import type { OpenAIProviderOptions } from '../src/providers/openai.js';
 import type { ChatProvider } from '../src/providers/types.js';
-import { aalisChat, type AalisChatOptions } from '../src/transport/plugin.js';
+import { aalisChat, type AalisChatOptions } from '../src/adapters/fastify-plugin.js';
 import { startFakeUpstream, type FakeUpstream, type Reply } from './fake-upstream.js';
 import { openAIOn } from './provider-helpers.js';
 

@@ -21,7 +21,7 @@ import {
   type ToolExecuteFrame,
   type TurnStatusFrame,
 } from '@aalis/protocol';
-import { logErrorWithId, type ErrorLogger } from '../log-error.js';
+import { logErrorWithId, type ErrorLogger } from '../util/log-error.js';
 import { approvalPolicyFor, type ApprovalPolicy, type ApprovalRules } from './approval-policy.js';
 import { ProviderError } from '../providers/errors.js';
 import type { ChatProvider, ModelMessage, RoundReplay } from '../providers/types.js';
@@ -30,13 +30,15 @@ import type { ToolRegistry } from '../tools/define-tool.js';
 import type { Workspace } from '../tools/workspace.js';
 import { loadImages, type ImageSource } from './load-images.js';
 import { toModelMessages } from './model-messages.js';
-import { DEFAULT_MAX_TOOL_RESULT_CHARS } from '../sessions/limits.js';
+import { DEFAULT_MAX_TOOL_RESULT_CHARS } from './limits.js';
 import { capResult } from './cap-result.js';
-import { publicProviderError, type ErrorReporter } from './public-errors.js';
+import { publicProviderError, type ErrorReporter, type TurnError } from './public-errors.js';
+
+export type { TurnError };
 import { ProgressReporter } from './progress-reporter.js';
 import { parseCall, runTool, type ParsedCall } from './tool-runner.js';
 import { runOnce, type ToolExecutionLog } from './run-once.js';
-import { TurnTrace } from '../observability/tracing.js';
+import { TurnTrace } from './tracing.js';
 
 export type ToolExecuteEvent = Omit<ToolExecuteFrame, 'type'>;
 export type TurnStatusEvent = Omit<TurnStatusFrame, 'type'>;
@@ -96,14 +98,6 @@ export interface TurnInput {
   executions?: ToolExecutionLog;
   /** The bytes of an image a user message names (the history's uploads); none without it. */
   images?: ImageSource;
-}
-
-export interface TurnError {
-  code: (typeof ErrorCode)[keyof typeof ErrorCode];
-  /** Safe to show a visitor. */
-  message: string;
-  /** Finds the detail in the log. */
-  errorId?: string;
 }
 
 export interface TurnResult {

@@ -6,7 +6,15 @@
  */
 import { ErrorCode } from '@aalis/protocol';
 import type { ProviderError, ProviderErrorKind } from '../providers/errors.js';
-import type { TurnError } from './agent.js';
+
+/** A turn's failure as a visitor may read it. */
+export interface TurnError {
+  code: (typeof ErrorCode)[keyof typeof ErrorCode];
+  /** Safe to show a visitor. */
+  message: string;
+  /** Finds the detail in the log. */
+  errorId?: string;
+}
 
 /** Logs `error` in full under a new id, and returns the id. */
 export type ErrorReporter = (error: unknown, what: string) => string;

@@ -4,7 +4,7 @@
  * failure becomes an error result the model can read and correct; nothing throws.
  */
 import type { ToolCall } from '@aalis/protocol';
-import { formatSeconds } from '../format-seconds.js';
+import { formatSeconds } from '../util/format-seconds.js';
 import { ToolError, type ToolContext, type ToolRegistry } from '../tools/define-tool.js';
 import type { ErrorReporter } from './public-errors.js';
 

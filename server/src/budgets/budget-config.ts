@@ -3,7 +3,7 @@
  * `AALIS_MAX_CONCURRENT_TURNS`, or the configuration file's `budgets` block), each a whole
  * number, 0 for no limit. A variable that is set wins over the file.
  */
-import { limitsFrom } from '../config-values.js';
+import { limitsFrom } from '../util/setting-values.js';
 
 /** What a visitor, and the whole server, may spend; 0 is no limit. */
 export interface BudgetLimits {

@@ -15,7 +15,6 @@ export {
   type BudgetsOptions,
 } from './budgets.js';
 export { FixedWindow } from './fixed-window.js';
-export { budgetStoreFor } from './for-history.js';
 export { MemoryBudgetStore } from './memory-budget-store.js';
 export { DEFAULT_BUDGET_KEY_PREFIX, RedisBudgetStore } from './redis-budget-store.js';
 export { SqliteBudgetStore } from './sqlite-budget-store.js';

@@ -13,7 +13,7 @@
 import type { ServerFrame, StreamResumeFrame } from '@aalis/protocol';
 import type { PublishedFrame } from '../sessions/session-cluster.js';
 import type { Redis } from 'ioredis';
-import type { Logger } from '../log-error.js';
+import type { Logger } from '../util/log-error.js';
 import { sessionKeys, sessionOfFramesKey } from './keys.js';
 import type { ScriptedRedis } from './scripts.js';
 import { compareStreamIds } from './stream-ids.js';

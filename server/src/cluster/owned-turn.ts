@@ -10,7 +10,7 @@
  * (another instance took the turn over): the turn is stopped and writes nothing more.
  */
 import type { StreamResumeFrame } from '@aalis/protocol';
-import type { Logger } from '../log-error.js';
+import type { Logger } from '../util/log-error.js';
 import type { ApprovalDecision, ClusterTurn, OwnerRequests } from '../sessions/session-cluster.js';
 import type { SessionKeys } from './keys.js';
 import { appendFrames, renewTurn, type ScriptedRedis, type Writer } from './scripts.js';

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerFrame } from '@aalis/protocol';
-import type { Logger } from '../log-error.js';
+import type { Logger } from '../util/log-error.js';
 import type {
   ApprovalDecision,
   ClusterTurn,

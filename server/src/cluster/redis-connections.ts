@@ -7,8 +7,8 @@
  * and a new one is refused with a clear error instead. ioredis reconnects by itself.
  */
 import { Redis, type RedisOptions } from 'ioredis';
-import { maskUrl } from '../config-file-secrets.js';
-import type { Logger } from '../log-error.js';
+import { maskUrl } from '../util/secrets.js';
+import type { Logger } from '../util/log-error.js';
 import { withScripts, type ScriptedRedis } from './scripts.js';
 
 export interface RedisConnections {

@@ -8,13 +8,13 @@
  * remain.
  */
 import type { Redis } from 'ioredis';
-import type { IpRefusal } from '../transport/ip-limits.js';
+import type { IpRefusal, SharedIpRates as SharedIpRateCounter } from '../transport/ip-limits.js';
 
 const MINUTE_MS = 60_000;
 
 export type SharedIpLimit = Exclude<IpRefusal['limit'], 'ip_connections'>;
 
-export class SharedIpRates {
+export class SharedIpRates implements SharedIpRateCounter {
   constructor(
     private readonly redis: Redis,
     private readonly prefix = 'aalis:ip:',

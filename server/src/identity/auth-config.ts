@@ -3,7 +3,7 @@
  * their rules, each mistake one line naming where it is: a secret of at least 32 bytes
  * or a JWKS address (https, or http on loopback), never both; `required` needs one.
  */
-import { ConfigError } from '../config-values.js';
+import { ConfigError } from '../util/setting-values.js';
 
 export type AuthMode = 'required' | 'optional';
 

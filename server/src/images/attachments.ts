@@ -5,7 +5,13 @@
  */
 import type { Uploads } from '@aalis/protocol';
 import type { AnonymousKeySource } from '../identity/anonymous-key.js';
-import type { ImageAttachments } from '../sessions/session-hub.js';
+/** What the hub needs of the image uploads (see `SessionHubOptions.images`). */
+export interface ImageAttachments {
+  maxCount: number;
+  /** `ready.uploads` for a session: a fresh ticket, and the limits. */
+  uploadsFor(sessionId: string): Uploads;
+}
+
 import { VISION_BY_DEFAULT } from './image-config.js';
 import {
   DEFAULT_IMAGE_SETTINGS,

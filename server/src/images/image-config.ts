@@ -3,7 +3,7 @@
  * its provider's usual models do) and the limits (`AALIS_IMAGE_*`), or the configuration
  * file's `images` block. A variable that is set wins over the file.
  */
-import { ConfigError, wholeNumber } from '../config-values.js';
+import { ConfigError, wholeNumber } from '../util/setting-values.js';
 import { DEFAULT_IMAGE_SETTINGS, type ImageSettings } from './image-settings.js';
 
 /** The file's `images` block. */

@@ -2,7 +2,7 @@
  * Which provider to talk to, from the environment: `AALIS_PROVIDER` names one, or the
  * first provider whose key or host is set is used, or the demo model when none is.
  */
-import { ConfigError, MAX_TIMER_MS, wholeNumber } from '../config-values.js';
+import { ConfigError, MAX_TIMER_MS, wholeNumber } from '../util/setting-values.js';
 import { createDeepSeekProvider } from './deepseek.js';
 
 export { ConfigError };

@@ -4,7 +4,7 @@
  * variable is read per provider, and a value that provider cannot take is refused at start
  * with the values it can.
  */
-import { ConfigError, wholeNumber } from '../config-values.js';
+import { ConfigError, wholeNumber } from '../util/setting-values.js';
 import type { AnthropicThinking } from './anthropic.js';
 import { REASONING_EFFORTS, type OpenAIResponsesProviderOptions } from './openai-responses.js';
 

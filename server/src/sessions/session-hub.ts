@@ -5,6 +5,7 @@
  * joins mid-turn gets `stream_resume` from it and continues where the others are.
  * Closing a connection never stops a turn; only `abort` (or shutdown) does.
  */
+import type { ImageAttachments } from '../images/attachments.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
   ErrorCode,
@@ -18,7 +19,6 @@ import {
   type FeedbackFrame,
   type ImageRef,
   type ServerFrame,
-  type Uploads,
   type StreamChunkMessage,
   type Usage,
 } from '@aalis/protocol';
@@ -28,12 +28,16 @@ import type { Agent, TurnError } from '../agent/agent.js';
 import { Budgets } from '../budgets/budgets.js';
 import { turnTokens } from '../budgets/turn-tokens.js';
 import type { HistoryPage, HistoryStore } from '../history/store.js';
-import { logErrorWithId } from '../log-error.js';
+import { logErrorWithId } from '../util/log-error.js';
 import { mayOpen, ownerKey } from './owner.js';
 import { PendingApprovals } from './pending-approvals.js';
 import type { ApprovalDecision, ClusterTurn, SessionCluster } from './session-cluster.js';
 import { Workspaces } from '../tools/workspace.js';
-import { DEFAULT_MAX_PAGE_BYTES, DEFAULT_MAX_TOOL_ARGUMENT_CHARS, DEFAULT_MAX_TURN_CHARS } from './limits.js';
+import {
+  DEFAULT_MAX_PAGE_BYTES,
+  DEFAULT_MAX_TOOL_ARGUMENT_CHARS,
+  DEFAULT_MAX_TURN_CHARS,
+} from '../agent/limits.js';
 
 /** A connection as the hub sees it. */
 export interface Peer {
@@ -55,6 +59,8 @@ export interface HubLogger {
 }
 
 /** What a site owner says to a visitor before the first message (configuration `welcome`, `starters`). */
+export type { ImageAttachments };
+
 export interface Greeting {
   welcome?: string;
   starters?: string[];
@@ -103,13 +109,6 @@ export interface SessionHubOptions {
    * hub is the only one.
    */
   cluster?: SessionCluster;
-}
-
-/** What the hub needs of the image uploads (see `SessionHubOptions.images`). */
-export interface ImageAttachments {
-  maxCount: number;
-  /** `ready.uploads` for a session: a fresh ticket, and the limits. */
-  uploadsFor(sessionId: string): Uploads;
 }
 
 /** A question a turn starts from: its text, the images it names, the question it replaces. */

@@ -9,6 +9,9 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { ToolProgress } from '@aalis/protocol';
 import type { ToolSpec } from '../providers/types.js';
 import type { Workspace } from './workspace.js';
+import { ToolError } from './tool-error.js';
+
+export { ToolError };
 
 export interface ToolContext {
   /** Aborted when the turn is aborted or the tool's time is up. */
@@ -81,11 +84,6 @@ export function defineTool<
   },
 ): ToolDefinition<Args> {
   return definition;
-}
-
-/** An error a tool throws on purpose: its message goes to the model as is. */
-export class ToolError extends Error {
-  override readonly name = 'ToolError';
 }
 
 type Validated = { ok: true } | { ok: false; message: string };

@@ -2,7 +2,7 @@
  * A session's in-memory files, written by the write_file tool. Bounded in file count
  * and size so that a model cannot fill the server's memory.
  */
-import { ToolError } from './define-tool.js';
+import { ToolError } from './tool-error.js';
 
 export interface WorkspaceLimits {
   maxFiles: number;

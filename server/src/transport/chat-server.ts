@@ -10,7 +10,7 @@
  *   const on = chat.opened(socket);  // then on.message(data, isBinary), on.pong(), on.closed(code)
  */
 import { CloseCode } from '@aalis/protocol';
-import { reportingErrors, type ErrorListener, type Logger } from '../log-error.js';
+import { reportingErrors, type ErrorListener, type Logger } from '../util/log-error.js';
 import type { SessionHub } from '../sessions/session-hub.js';
 import {
   ClientConnection,

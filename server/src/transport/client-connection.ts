@@ -18,13 +18,13 @@ import {
   type ServerFrame,
 } from '@aalis/protocol';
 import type { Peer, SessionHub } from '../sessions/session-hub.js';
-import { logErrorWithId } from '../log-error.js';
+import { logErrorWithId } from '../util/log-error.js';
 import type { VisitorAuth } from '../identity/visitor-auth.js';
 import { VISITOR_REFUSED_REASON } from '../identity/visitor-auth.js';
 import type { Visitor } from '../identity/visitor.js';
 import { Outbox, defaultOutboxLimits, type OutboxLimits } from './outbox.js';
 import type { IpRefusal } from './ip-limits.js';
-import { RateWindow } from './rate-window.js';
+import { RateWindow } from '../util/rate-window.js';
 import { sameSecret } from './same-secret.js';
 
 /** What the connection needs of a socket; `ws`'s WebSocket has it. */

@@ -6,8 +6,7 @@ import type { AuthConfig } from '../identity/auth-config.js';
 import { createVisitorAuth } from '../identity/visitor-auth.js';
 import type { ConnectionOptions } from './client-connection.js';
 import { createClientIp, type ClientIpOf } from './client-ip.js';
-import type { SharedIpRates } from '../cluster/shared-ip-rates.js';
-import { IpLimits, type IpLimitOptions, type IpRefusal } from './ip-limits.js';
+import { IpLimits, type IpLimitOptions, type IpRefusal, type SharedIpRates } from './ip-limits.js';
 
 export interface ChatEndpointOptions {
   /** Exact origins allowed to open the socket besides the server's own; `*` for any. */

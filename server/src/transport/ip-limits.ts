@@ -6,7 +6,7 @@
  * `maxTrackedIps` addresses are remembered, the least recently seen dropped first (one
  * with sockets still open only when every one has some).
  */
-import { RateWindow } from './rate-window.js';
+import { RateWindow } from '../util/rate-window.js';
 
 /** The plugin's `ipLimits` option and the configuration file's `ipLimits` block; 0 is no limit. */
 export interface IpLimitSettings {
@@ -69,6 +69,18 @@ export type IpRefusal = {
   limit: 'ip_connections' | 'ip_connections_per_minute' | 'ip_sends';
   retryInMs: number;
 };
+
+/**
+ * Per-IP rates counted for the whole site rather than per instance (cluster/shared-ip-rates.ts
+ * keeps them in Redis): the endpoint takes one when the composition hands it one.
+ */
+export interface SharedIpRates {
+  take(
+    limit: Exclude<IpRefusal['limit'], 'ip_connections'>,
+    ip: string,
+    max: number,
+  ): Promise<{ ok: true } | IpRefusal>;
+}
 
 interface Tracked {
   open: number;

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { createAalisServer } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/server-config.js';
 import { completionChunk, sse, startFakeUpstream, textAnswer, usageChunk } from '../fake-upstream.js';
 import { TestClient, startServer, type Harness } from '../ws-harness.js';
 

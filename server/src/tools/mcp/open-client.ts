@@ -18,7 +18,7 @@ import {
   ToolListChangedNotificationSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { formatSeconds } from '../../format-seconds.js';
+import { formatSeconds } from '../../util/format-seconds.js';
 import { stdioServerEnvironment } from './child-environment.js';
 import { isStdioServer, type McpServerConfig } from './config.js';
 import { StderrTail } from './stderr-tail.js';

@@ -7,8 +7,8 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { formatSeconds } from '../../format-seconds.js';
-import type { Logger } from '../../log-error.js';
+import { formatSeconds } from '../../util/format-seconds.js';
+import type { Logger } from '../../util/log-error.js';
 import { ToolError, type ToolContext } from '../define-tool.js';
 import { isStdioServer, type McpServerConfig } from './config.js';
 import {

@@ -2,9 +2,9 @@
  * `${VAR}` and `${VAR:-default}` in the configuration file's string values read the
  * environment, so that secrets stay out of the file. `$${` writes a literal `${`.
  */
-import { ConfigError } from './config-values.js';
-import { atPath, type PathSegment } from './config-file-path.js';
-import { looksSecret } from './config-file-secrets.js';
+import { ConfigError } from '../util/setting-values.js';
+import { atPath, type PathSegment } from './file-path.js';
+import { looksSecret } from '../util/secrets.js';
 
 type Env = Record<string, string | undefined>;
 

@@ -5,9 +5,9 @@
  */
 import { SqliteHistoryStore } from '../history/sqlite-store.js';
 import type { HistoryStore } from '../history/store.js';
-import type { BudgetStore } from './budget-store.js';
-import { MemoryBudgetStore } from './memory-budget-store.js';
-import { SqliteBudgetStore } from './sqlite-budget-store.js';
+import type { BudgetStore } from '../budgets/budget-store.js';
+import { MemoryBudgetStore } from '../budgets/memory-budget-store.js';
+import { SqliteBudgetStore } from '../budgets/sqlite-budget-store.js';
 
 export function budgetStoreFor(history: HistoryStore): BudgetStore {
   return history instanceof SqliteHistoryStore

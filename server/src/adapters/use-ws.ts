@@ -10,20 +10,20 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { createChatServer, type ChatServer, type ChatServerLogger } from './chat-server.js';
-import { createChatServices, type ChatServices, type ChatServicesOptions } from './chat-services.js';
+import { createChatServer, type ChatServer, type ChatServerLogger } from '../transport/chat-server.js';
+import { createChatServices, type ChatServices, type ChatServicesOptions } from '../compose/chat-services.js';
 import {
   DEFAULT_MAX_FRAME_BYTES,
   connectionOptionsOf,
   ipSideOf,
   type ChatEndpointOptions,
-} from './endpoint-options.js';
-import { HOST_REFUSED_TEXT, createHostCheck } from './host-guard.js';
-import { IP_REFUSED_TEXT, retryAfterSeconds } from './ip-limits.js';
-import { isOriginAllowed } from './origin.js';
-import { refuseUpgrade } from './refuse-upgrade.js';
-import { BASE_SECURITY_HEADERS } from './security-headers.js';
-import { forwardSocketEvents, handleSocketError } from './ws-socket.js';
+} from '../transport/endpoint-options.js';
+import { HOST_REFUSED_TEXT, createHostCheck } from '../transport/host-guard.js';
+import { IP_REFUSED_TEXT, retryAfterSeconds } from '../transport/ip-limits.js';
+import { isOriginAllowed } from '../transport/origin.js';
+import { refuseUpgrade } from '../transport/refuse-upgrade.js';
+import { BASE_SECURITY_HEADERS } from '../transport/security-headers.js';
+import { forwardSocketEvents, handleSocketError } from '../transport/ws-socket.js';
 
 export interface AttachAalisChatOptions extends ChatServicesOptions, ChatEndpointOptions {
   /** The path of the socket (default `/ws`, where the widget looks for it). */

@@ -5,11 +5,11 @@
  * environment's own, so that there is one way a provider is chosen and configured.
  */
 import type { ConfigFile, ConfigFileSettings, ProviderSettings } from './config-file.js';
-import { AUTH_VARIABLES } from './identity/auth-config.js';
-import { BUDGET_VARIABLES } from './budgets/budget-config.js';
-import { IP_LIMIT_VARIABLES, TRUST_PROXY_VARIABLE } from './transport/ip-limits.js';
-import { IMAGE_VARIABLES, VISION_VARIABLE } from './images/image-config.js';
-import type { ProviderName } from './providers/from-env.js';
+import { AUTH_VARIABLES } from '../identity/auth-config.js';
+import { BUDGET_VARIABLES } from '../budgets/budget-config.js';
+import { IP_LIMIT_VARIABLES, TRUST_PROXY_VARIABLE } from '../transport/ip-limits.js';
+import { IMAGE_VARIABLES, VISION_VARIABLE } from '../images/image-config.js';
+import type { ProviderName } from '../providers/from-env.js';
 
 type Env = Record<string, string | undefined>;
 

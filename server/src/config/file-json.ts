@@ -3,7 +3,7 @@
  * (`Expected ',' or '}' after property value at line 4, column 3`), and never with a
  * piece of the file in them: the file may hold a secret next to the mistake.
  */
-import { ConfigError } from './config-values.js';
+import { ConfigError } from '../util/setting-values.js';
 
 export function parseJson(text: string): unknown {
   const source = text.replace(/^\uFEFF/, '');

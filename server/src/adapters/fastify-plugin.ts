@@ -17,29 +17,29 @@ import type { WebSocket } from 'ws';
 import type { Agent } from '../agent/agent.js';
 import type { HistoryStore } from '../history/store.js';
 import type { SessionHub } from '../sessions/session-hub.js';
-import { createChatServer, type SocketHandlers } from './chat-server.js';
-import { createChatServices, type ChatServicesOptions } from './chat-services.js';
+import { createChatServer, type SocketHandlers } from '../transport/chat-server.js';
+import { createChatServices, type ChatServicesOptions } from '../compose/chat-services.js';
 import {
   DEFAULT_MAX_FRAME_BYTES,
   connectionOptionsOf,
   ipSideOf,
   admitIp,
   type ChatEndpointOptions,
-} from './endpoint-options.js';
-import { hostGuardOnce, sharedHostCheck } from './host-guard-once.js';
-import { metricsGuardHook } from './metrics-guard.js';
-import { IP_REFUSED_TEXT, retryAfterSeconds } from './ip-limits.js';
-import { isOriginAllowed } from './origin.js';
+} from '../transport/endpoint-options.js';
+import { hostGuardOnce, sharedHostCheck } from '../transport/host-guard-once.js';
+import { metricsGuardHook } from '../transport/metrics-guard.js';
+import { IP_REFUSED_TEXT, retryAfterSeconds } from '../transport/ip-limits.js';
+import { isOriginAllowed } from '../transport/origin.js';
 import {
   READ_METHODS,
   setBaseSecurityHeaders,
   setPreflightHeaders,
   setPublicResourceHeaders,
-} from './security-headers.js';
-import { WIDGET_PARTS, WidgetFile, chooseEncoding, defaultWidgetFile } from './widget-file.js';
-import { forwardSocketEvents, handleSocketError } from './ws-socket.js';
+} from '../transport/security-headers.js';
+import { WIDGET_PARTS, WidgetFile, chooseEncoding, defaultWidgetFile } from '../transport/widget-file.js';
+import { forwardSocketEvents, handleSocketError } from '../transport/ws-socket.js';
 import { imageSetupOf, type ImageOptions } from '../images/attachments.js';
-import { registerImageRoutes } from '../images/image-routes.js';
+import { registerImageRoutes } from '../transport/image-routes.js';
 import { ORPHAN_IMAGE_MS } from '../images/image-settings.js';
 
 export interface AalisChatOptions extends ChatServicesOptions, ChatEndpointOptions {

@@ -11,13 +11,13 @@ import { randomBytes } from 'node:crypto';
 import type { ImageRef } from '@aalis/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { HistoryStore } from '../history/store.js';
-import type { ClientIpOf } from '../transport/client-ip.js';
-import { isOriginAllowed } from '../transport/origin.js';
-import { retryAfterSeconds } from '../transport/ip-limits.js';
-import { RateWindow } from '../transport/rate-window.js';
-import { describeImage } from './describe-image.js';
-import type { ImageSettings } from './image-settings.js';
-import type { UploadTickets } from './upload-ticket.js';
+import type { ClientIpOf } from './client-ip.js';
+import { isOriginAllowed } from './origin.js';
+import { retryAfterSeconds } from './ip-limits.js';
+import { RateWindow } from '../util/rate-window.js';
+import { describeImage } from '../images/describe-image.js';
+import type { ImageSettings } from '../images/image-settings.js';
+import type { UploadTickets } from '../images/upload-ticket.js';
 
 export const IMAGES_PATH = '/images';
 

@@ -6,18 +6,18 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { ApprovalPolicy } from './agent/approval-policy.js';
-import { ConfigError } from './config-values.js';
-import type { AuthSettings } from './identity/auth-config.js';
-import type { BudgetSettings } from './budgets/budget-config.js';
-import type { IpLimitSettings } from './transport/ip-limits.js';
-import type { ImageFileSettings } from './images/image-config.js';
-import { parseJson } from './config-file-json.js';
-import { atPath } from './config-file-path.js';
-import { schemaProblem } from './config-file-schema.js';
-import { expandVariables } from './config-file-variables.js';
-import type { ProviderName } from './providers/from-env.js';
-import { isStdioServer, type McpServersConfig } from './tools/mcp/config.js';
+import type { ApprovalPolicy } from '../agent/approval-policy.js';
+import { ConfigError } from '../util/setting-values.js';
+import type { AuthSettings } from '../identity/auth-config.js';
+import type { BudgetSettings } from '../budgets/budget-config.js';
+import type { IpLimitSettings } from '../transport/ip-limits.js';
+import type { ImageFileSettings } from '../images/image-config.js';
+import { parseJson } from './file-json.js';
+import { atPath } from './file-path.js';
+import { schemaProblem } from './file-schema.js';
+import { expandVariables } from './file-variables.js';
+import type { ProviderName } from '../providers/from-env.js';
+import { isStdioServer, type McpServersConfig } from '../tools/mcp/config.js';
 
 type Env = Record<string, string | undefined>;
 

@@ -6,12 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { atPath, type PathSegment } from './config-file-path.js';
-import { builtinTools } from './tools/builtin/index.js';
+import { atPath, type PathSegment } from './file-path.js';
+import { builtinTools } from '../tools/builtin/index.js';
 
 /** The published schema, next to `src/` and `dist/` alike. */
 export const CONFIG_SCHEMA_FILE = fileURLToPath(
-  new URL('../schema/aalis-config.schema.json', import.meta.url),
+  new URL('../../schema/aalis-config.schema.json', import.meta.url),
 );
 
 type Schema = Record<string, unknown>;

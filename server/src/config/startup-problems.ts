@@ -2,7 +2,7 @@
  * Start-up failures a site owner can fix, each said in one line that names the cause
  * and what to change (the CLI and `npm start` print it and exit 2, instead of a stack).
  */
-import type { ServerConfig } from './config.js';
+import type { ServerConfig } from './server-config.js';
 
 /** The line for a failure to listen, or undefined when it is not one we can explain. */
 export function listenProblem(

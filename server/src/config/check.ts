@@ -4,17 +4,17 @@
  * every MCP server answered, 1 when one did not (each with its one-line reason); a
  * mistake in the configuration is found before this runs, and exits 2.
  */
-import type { LoadedConfig } from './config.js';
-import { PROVIDER_KEY_VARIABLES, PROVIDER_URL_VARIABLES } from './config-file-environment.js';
-import { MASK, looksSecret, maskArgs, maskByName, maskUrl, redact } from './config-file-secrets.js';
-import { MAX_TIMER_MS, wholeNumber } from './config-values.js';
+import type { LoadedConfig } from './server-config.js';
+import { PROVIDER_KEY_VARIABLES, PROVIDER_URL_VARIABLES } from './file-environment.js';
+import { MASK, looksSecret, maskArgs, maskByName, maskUrl, redact } from '../util/secrets.js';
+import { MAX_TIMER_MS, wholeNumber } from '../util/setting-values.js';
 import {
   DEFAULT_MODELS,
   UPSTREAM_TIMEOUT_VARIABLES,
   chooseProviderName,
   providerFromEnv,
-} from './providers/from-env.js';
-import { describeMcpServers, isStdioServer, type McpServersConfig } from './tools/mcp/index.js';
+} from '../providers/from-env.js';
+import { describeMcpServers, isStdioServer, type McpServersConfig } from '../tools/mcp/index.js';
 
 /** How long each MCP server has to start, answer and list its tools. */
 export const CHECK_TIMEOUT_MS = 10_000;

@@ -4,40 +4,40 @@
  * Every mistake is one line naming the variable or the file's path; `aalis-server --help`
  * prints the variables' table.
  */
-import type { Greeting } from './sessions/session-hub.js';
+import type { Greeting } from '../sessions/session-hub.js';
 import { resolve } from 'node:path';
 import { readConfigFile, type ApprovalPolicy, type ConfigFile } from './config-file.js';
-import { isSet, overriddenByEnvironment, withFileProvider } from './config-file-environment.js';
+import { isSet, overriddenByEnvironment, withFileProvider } from './file-environment.js';
 import {
   ConfigError,
   DEFAULT_MODELS,
   PROVIDER_NAMES,
   UPSTREAM_TIMEOUT_VARIABLES,
   chooseProviderName,
-} from './providers/from-env.js';
-import { limitsFrom, wholeNumber } from './config-values.js';
-import { MIN_SECRET_BYTES, loadAuthConfig, type AuthConfig } from './identity/auth-config.js';
-import { BUDGET_VARIABLES, loadBudgetConfig, type BudgetLimits } from './budgets/budget-config.js';
-import { DEFAULT_MAX_TOOL_ARGUMENT_CHARS } from './sessions/limits.js';
+} from '../providers/from-env.js';
+import { limitsFrom, wholeNumber } from '../util/setting-values.js';
+import { MIN_SECRET_BYTES, loadAuthConfig, type AuthConfig } from '../identity/auth-config.js';
+import { BUDGET_VARIABLES, loadBudgetConfig, type BudgetLimits } from '../budgets/budget-config.js';
+import { DEFAULT_MAX_TOOL_ARGUMENT_CHARS } from '../agent/limits.js';
 import {
   IMAGE_VARIABLES,
   VISION_VARIABLE,
   loadImageConfig,
   type ImageConfig,
-} from './images/image-config.js';
-import { DEFAULT_IMAGE_SETTINGS } from './images/image-settings.js';
-import { builtinTools } from './tools/builtin/index.js';
-import type { McpServersConfig } from './tools/mcp/config.js';
-import { listenHostEntry, parseHost } from './transport/host-guard.js';
-import { parseOriginEntry } from './transport/origin-pattern.js';
-import { parseTrustProxyEntry } from './transport/client-ip.js';
+} from '../images/image-config.js';
+import { DEFAULT_IMAGE_SETTINGS } from '../images/image-settings.js';
+import { builtinTools } from '../tools/builtin/index.js';
+import type { McpServersConfig } from '../tools/mcp/config.js';
+import { listenHostEntry, parseHost } from '../transport/host-guard.js';
+import { parseOriginEntry } from '../transport/origin-pattern.js';
+import { parseTrustProxyEntry } from '../transport/client-ip.js';
 import {
   DEFAULT_IP_LIMITS,
   IP_LIMIT_VARIABLES,
   TRUST_PROXY_VARIABLE,
   type IpLimitSettings,
   type IpLimitValues,
-} from './transport/ip-limits.js';
+} from '../transport/ip-limits.js';
 
 export { ConfigError };
 export type { ApprovalPolicy, ConfigFile };
