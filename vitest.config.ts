@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -19,6 +20,10 @@ export default defineConfig({
       ...(process.env.AALIS_ENGINES_TEST ? [] : ['demo/test/engines.test.ts']),
     ],
     environment: 'node',
+    // Most files spend their time waiting (on streams they pace, on the processes and
+    // servers they start), not computing: two at a time on a two-core machine, where
+    // vitest's default (one fewer than the cores) runs them one by one.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // On with `--coverage` (as `npm test` runs the Node tests). The widget is left out: its
     // tests run in Chromium (web-test-runner), which this does not measure, and its 0%
     // would only hide the figures of the code these tests do run. No thresholds: the

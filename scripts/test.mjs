@@ -1,17 +1,73 @@
-// `npm test`: every check, in order, then one summary line `N passed, N failed`.
+// `npm test`: every check, then one summary line `N passed, N failed`.
 // Type-check and lint count as one check each; the test runners add their tests.
 // Every step runs even after a failure, so one run shows everything that is wrong.
-import { spawnSync } from 'node:child_process';
+//
+// Steps that do not need each other run at the same time (the machine has two cores, and
+// much of the time goes to waiting: on apt, on the registry, on streams the tests pace):
+//
+//   Debian packages (services, Chromium, then Firefox and WebKit), in the background
+//   type-check and build  |  lint
+//   node tests (after the build and the services)  |  packages (after the build)
+//   browser tests (after the node tests, which time what they render)
+//   engines (after the browser tests, the build and their packages)
+//
+// The log stays in the order of the steps: the step whose turn it is prints as it runs;
+// the others' output is held and printed when their turn comes.
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { ensureChromium } from './ensure-chromium.mjs';
-import { ensureEngines } from './ensure-engines.mjs';
-import { ensureServices } from './ensure-services.mjs';
 
 const results = '.test-results';
 rmSync(results, { recursive: true, force: true });
+const startedAt = Date.now();
+const seconds = (ms) => `${Math.round(ms / 1000)} s`;
 
-const run = (command, args, env = {}) =>
-  spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } }).status === 0;
+/** Sections of the log, printed in the order they were made. */
+const sections = [];
+let printing = 0;
+function section(title) {
+  const s = { title, held: [`\n=== ${title}\n`], done: false };
+  sections.push(s);
+  flush();
+  return {
+    write(text) {
+      if (sections[printing] === s) process.stdout.write(text);
+      else s.held.push(String(text));
+    },
+    end() {
+      s.done = true;
+      flush();
+    },
+  };
+}
+function flush() {
+  while (sections[printing]) {
+    const s = sections[printing];
+    for (const text of s.held.splice(0)) process.stdout.write(text);
+    if (!s.done) return;
+    printing++;
+  }
+}
+
+// Colour, as the tools would give it on this terminal: their output is piped through here.
+const colour = process.stdout.isTTY && !process.env.NO_COLOR ? { FORCE_COLOR: '1' } : {};
+
+/** Runs a command, its output into `log`; resolves with whether it exited 0. */
+function run(log, command, args, env = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...colour, ...env },
+    });
+    child.stdout.on('data', (d) => log.write(d));
+    child.stderr.on('data', (d) => log.write(d));
+    child.on('error', (error) => {
+      log.write(`${command}: ${error.message}\n`);
+      resolve(false);
+    });
+    child.on('close', (code) => resolve(code === 0));
+  });
+}
 
 const readCounts = (file, map) => {
   if (!existsSync(file)) return null;
@@ -23,9 +79,10 @@ const readCounts = (file, map) => {
 };
 
 /** A vitest run (`args`: files and options) with its counts read from its JSON report. */
-function vitest(report, args = [], env = {}) {
+async function vitest(log, report, args = [], env = {}) {
   const file = `${results}/${report}.json`;
-  const ok = run(
+  const ok = await run(
+    log,
     'npx',
     ['vitest', 'run', ...args, '--reporter=default', '--reporter=json', `--outputFile.json=${file}`],
     env,
@@ -37,84 +94,127 @@ function vitest(report, args = [], env = {}) {
   return { ok, counts };
 }
 
-/** A step that needs `ensure` (an install) first: when that fails, the step fails, saying why. */
-const afterInstalling = (ensure, step) => () => {
-  try {
-    ensure();
-  } catch (error) {
-    console.error(error.message);
-    return { ok: false, counts: null };
-  }
-  return step();
-};
+/**
+ * The Debian packages the tests need, installed by one background process
+ * (install-test-needs.mjs): `base` (the services and Chromium) and `engines` (Firefox,
+ * WebKit), each a promise that rejects with why it could not be installed.
+ */
+function startInstalls() {
+  const log = section('Debian packages for the tests (installed when missing)');
+  const settle = {};
+  const promise = (name) => new Promise((resolve, reject) => (settle[name] = { resolve, reject }));
+  const installs = { base: promise('base'), engines: promise('engines') };
+  // Awaited by the steps that need them; a failure is reported there.
+  installs.base.catch(() => {});
+  installs.engines.catch(() => {});
+  const child = spawn(process.execPath, ['scripts/install-test-needs.mjs'], {
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    env: { ...process.env, ...colour },
+  });
+  child.stdout.on('data', (d) => log.write(d));
+  child.stderr.on('data', (d) => log.write(d));
+  child.on('message', (message) => {
+    if (typeof message === 'string') settle[message]?.resolve();
+    else settle[message.failed]?.reject(new Error(message.message));
+  });
+  child.on('close', (code) => {
+    for (const { reject } of Object.values(settle))
+      reject(new Error(`installing the test packages ended (exit ${code}) before they were in`));
+    log.end();
+  });
+  return installs;
+}
 
-const steps = [
-  {
-    // Also builds the server and the widget: tests run the command and the one-file
-    // script as a user would.
-    name: 'type-check and build',
-    run: () => ({
-      ok:
-        run('npx', ['tsc', '-p', 'tsconfig.json']) &&
-        run('npx', ['tsc', '-b', 'server']) &&
-        run('npm', ['run', 'build', '--silent', '-w', '@aalis/widget']),
-    }),
-  },
-  {
-    name: 'lint',
-    run: () => ({ ok: run('npx', ['eslint', '.']) && run('npx', ['prettier', '--check', '.']) }),
-  },
-  {
-    // Redis, PostgreSQL and nginx: the node tests start real ones (server/test/services/).
-    // Chromium too, for the end-to-end tests among them: installed here, once, not from
-    // inside a test worker.
-    name: 'node tests (vitest)',
-    run: afterInstalling(
-      () => {
-        ensureServices();
-        ensureChromium();
-      },
-      () => vitest('node', ['--coverage']),
+/**
+ * A step: a check (`counts` undefined: one pass or fail) or a test run (its counts).
+ * `after`: promises to wait for first; one that rejects fails the step, saying why.
+ */
+function step(name, after, body) {
+  const log = section(name);
+  const result = (async () => {
+    try {
+      await Promise.all(after);
+    } catch (error) {
+      log.write(`${error.message}\n`);
+      return { ok: false, counts: null };
+    }
+    const began = Date.now();
+    const outcome = await body(log);
+    return { ...outcome, ms: Date.now() - began };
+  })();
+  // A step waits for what it needs, not for whether it passed.
+  const done = result.then(() => undefined);
+  return { name, result: result.finally(() => log.end()), done };
+}
+
+const build = step('type-check and build', [], async (log) => {
+  // Also builds the server and the widget: tests run the command and the one-file script
+  // as a user would. The type-check reads sources only, so it runs beside the build.
+  const [checked, built] = await Promise.all([
+    run(log, 'npx', ['tsc', '-p', 'tsconfig.json']),
+    run(log, 'npx', ['tsc', '-b', 'server']).then(
+      (ok) => ok && run(log, 'npm', ['run', 'build', '--silent', '-w', '@aalis/widget']),
     ),
-    // The totals of the coverage vitest.config.ts sets up (protocol, server and widget
-    // sources; the widget's own tests run in Chromium, where nothing is measured).
-    note: () =>
-      'coverage: ' +
-      (readCounts(`${results}/coverage/coverage-summary.json`, ({ total }) =>
-        ['statements', 'branches', 'functions', 'lines'].map((k) => `${k} ${total[k].pct}%`).join(', '),
-      ) ?? 'no report written'),
+  ]);
+  return { ok: checked && built };
+});
+
+const lint = step('lint', [], async (log) => {
+  const [eslint, prettier] = await Promise.all([
+    run(log, 'npx', ['eslint', '.']),
+    run(log, 'npx', ['prettier', '--check', '.']),
+  ]);
+  return { ok: eslint && prettier };
+});
+
+// Started with the two steps above (all three begin at once), printed after them.
+const installs = startInstalls();
+
+// Redis, PostgreSQL and nginx: the node tests start real ones (server/test/services/).
+// Chromium too, for the end-to-end tests among them.
+const nodeTests = step('node tests (vitest)', [build.done, installs.base], (log) =>
+  vitest(log, 'node', ['--coverage']),
+);
+// The totals of the coverage vitest.config.ts sets up (protocol, server and widget
+// sources; the widget's own tests run in Chromium, where nothing is measured).
+nodeTests.note = () =>
+  'coverage: ' +
+  (readCounts(`${results}/coverage/coverage-summary.json`, ({ total }) =>
+    ['statements', 'branches', 'functions', 'lines'].map((k) => `${k} ${total[k].pct}%`).join(', '),
+  ) ?? 'no report written');
+
+// Mostly waiting on the registry and the disk: beside the node tests.
+const packages = step('packages (npm pack, installed outside the workspace, used)', [build.done], (log) =>
+  vitest(log, 'packages', ['demo/test/packages.test.ts'], { AALIS_PACKAGES_TEST: '1' }),
+);
+
+const browser = step(
+  'browser tests (web-test-runner, Chromium)',
+  [nodeTests.done, installs.base],
+  async (log) => {
+    const chrome = ensureChromium();
+    const ok = await run(log, 'npx', ['web-test-runner'], { CHROME_PATH: chrome });
+    return { ok, counts: readCounts(`${results}/browser.json`, (r) => r) };
   },
-  {
-    name: 'packages (npm pack, installed outside the workspace, used)',
-    run: () => vitest('packages', ['demo/test/packages.test.ts'], { AALIS_PACKAGES_TEST: '1' }),
-  },
-  {
-    name: 'browser tests (web-test-runner, Chromium)',
-    run: () => {
-      const chrome = ensureChromium();
-      const ok = run('npx', ['web-test-runner'], { CHROME_PATH: chrome });
-      return { ok, counts: readCounts(`${results}/browser.json`, (r) => r) };
-    },
-  },
-  {
-    // Firefox ESR and WebKitGTK come from Debian, installed here when missing.
-    name: 'engines (end-to-end smoke suite in Chromium, Firefox and WebKit)',
-    run: afterInstalling(ensureEngines, () =>
-      vitest('engines', ['demo/test/engines.test.ts'], { AALIS_ENGINES_TEST: '1' }),
-    ),
-  },
-];
+);
+
+// Firefox ESR and WebKitGTK come from Debian, installed in the background meanwhile.
+const engines = step(
+  'engines (end-to-end smoke suite in Chromium, Firefox and WebKit)',
+  [browser.done, installs.engines],
+  (log) => vitest(log, 'engines', ['demo/test/engines.test.ts'], { AALIS_ENGINES_TEST: '1' }),
+);
 
 let passed = 0;
 let failed = 0;
 const lines = [];
-for (const step of steps) {
-  console.log(`\n=== ${step.name}`);
-  const { ok, counts } = step.run();
+for (const s of [build, lint, nodeTests, packages, browser, engines]) {
+  const { ok, counts, ms } = await s.result;
+  const took = ms === undefined ? '' : ` (${seconds(ms)})`;
   if (counts === undefined) {
     if (ok) passed++;
     else failed++;
-    lines.push(`${ok ? 'ok  ' : 'FAIL'} ${step.name}`);
+    lines.push(`${ok ? 'ok  ' : 'FAIL'} ${s.name}${took}`);
     continue;
   }
   // A runner that crashed before writing its counts still failed.
@@ -122,10 +222,13 @@ for (const step of steps) {
   if (!ok && c.failed === 0) c.failed = 1;
   passed += c.passed;
   failed += c.failed;
-  lines.push(`${c.failed ? 'FAIL' : 'ok  '} ${step.name}: ${c.passed} passed, ${c.failed} failed`);
-  if (step.note) lines.push(`     ${step.note()}`);
+  lines.push(`${c.failed ? 'FAIL' : 'ok  '} ${s.name}: ${c.passed} passed, ${c.failed} failed${took}`);
+  if (s.note) lines.push(`     ${s.note()}`);
 }
+await Promise.allSettled([installs.base, installs.engines]);
+flush();
 
 console.log('\n' + lines.join('\n'));
+console.log(`     ${seconds(Date.now() - startedAt)} in all`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

@@ -172,7 +172,8 @@ describe('a long tool shows its progress', () => {
       expect(shown!.message).toMatch(/^Indexing \S+$/);
       expect(shown!.value).toBeGreaterThanOrEqual(last);
       seen.add((last = shown!.value));
-      await page.waitForTimeout(50);
+      // The next reading after the next painted frame.
+      await page.evaluate(() => new Promise(requestAnimationFrame));
     }
     await page.locator('aalis-chat').screenshot({ path: `${SCREENSHOTS}tool-progress.png` });
     const before = (await readProgress(page))!.value;

@@ -173,6 +173,28 @@ export async function readCard(
 }
 
 /**
+ * Reads the card until it shows more characters and more seconds than `than`, and gives
+ * that reading back: the card counting up, waited for rather than slept on.
+ */
+export async function cardCountedUp(
+  page: Page,
+  than: { chars: number; seconds: number },
+  index = 0,
+): Promise<{ name: string; chars: number; seconds: number }> {
+  let card = await readCard(page, index);
+  await expect
+    .poll(
+      async () => {
+        card = await readCard(page, index);
+        return card.chars > than.chars && card.seconds > than.seconds;
+      },
+      { timeout: 10_000 },
+    )
+    .toBe(true);
+  return card;
+}
+
+/**
  * Starts watching for the first pending card; the returned function resolves with the
  * page's clock when that card was painted (the frame after it entered the DOM). Watched
  * from inside the page, since polling from the test adds its own delay.

@@ -3,7 +3,16 @@ import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { completionChunk, fixture, sse, usageChunk, textAnswer } from '../../server/test/fake-upstream.js';
 // @ts-expect-error: a plain script without types.
 import { serveExamples } from '../../examples/serve.mjs';
-import { E2E, SCREENSHOTS, ask, freePort, readCard, turnEnded, watchFirstCard } from './e2e-harness.js';
+import {
+  E2E,
+  SCREENSHOTS,
+  ask,
+  cardCountedUp,
+  freePort,
+  readCard,
+  turnEnded,
+  watchFirstCard,
+} from './e2e-harness.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.stop());
@@ -52,17 +61,23 @@ describe('the demo in a real browser', () => {
     expect(seenAt - firstFragment.at).toBeLessThan(300);
     const first = await readCard(page);
     expect(first.name).toBe('write_file');
-    await page.waitForTimeout(1_200);
-    const later = await readCard(page);
+    const later = await cardCountedUp(page, first);
     expect(later.chars).toBeGreaterThan(first.chars);
     expect(later.seconds).toBeGreaterThan(first.seconds);
     await page.locator('aalis-chat').screenshot({ path: `${SCREENSHOTS}card-light.png` });
     await page.evaluate(() => {
-      (document.querySelector('aalis-chat') as HTMLElement & { theme: string }).theme = 'dark';
+      const chat = document.querySelector('aalis-chat') as HTMLElement & {
+        theme: string;
+        updateComplete: Promise<unknown>;
+      };
+      chat.theme = 'dark';
       document.body.classList.add('dark');
+      return chat.updateComplete;
     });
-    await page.waitForTimeout(200);
-    await page.locator('aalis-chat').screenshot({ path: `${SCREENSHOTS}card-dark.png` });
+    // Rendered dark; a colour still in transition is shown at its end.
+    await page
+      .locator('aalis-chat')
+      .screenshot({ path: `${SCREENSHOTS}card-dark.png`, animations: 'disabled' });
     await turnEnded(page);
     await page.screenshot({ path: `${SCREENSHOTS}demo-page.png`, fullPage: true });
     await page.close();
@@ -108,8 +123,9 @@ describe('the demo in a real browser', () => {
     const page = await e2e.page();
     await ask(page, 'write it');
     await page.locator('aalis-chat .tool-call-block-pending').waitFor({ timeout: 10_000 });
-    await page.waitForTimeout(1_500);
-    const before = await readCard(page);
+    // Until the card has counted 1.5 s: more than a reload takes, so a clock that started
+    // again at zero after it would show.
+    const before = await cardCountedUp(page, { chars: 0, seconds: 1.4 });
     await page.reload();
     const reloadedAt = Date.now();
     await page.locator('aalis-chat .tool-call-block-pending').waitFor({ timeout: 1_000 });

@@ -76,6 +76,18 @@ const cardText = (pattern: string) => {
   return new RegExp(pattern).test(text) ? text : '';
 };
 
+/** The first card's text (as `cardText`) once it shows more than `chars` and `seconds`, else "". */
+const cardPast = (pattern: string, chars: number, seconds: number) => {
+  const text = (
+    document.querySelector('aalis-chat')?.shadowRoot?.querySelector('aalis-tool-progress')?.shadowRoot
+      ?.textContent ?? ''
+  )
+    .replace(/\s+/g, ' ')
+    .trim();
+  const match = new RegExp(pattern).exec(text);
+  return match && Number(match[2]) > chars && Number(match[3]) > seconds ? text : '';
+};
+
 /** Focuses an element of the chat's shadow root; false when it is not there. */
 const focusIn = (selector: string) => {
   const target = document.querySelector('aalis-chat')?.shadowRoot?.querySelector<HTMLElement>(selector);
@@ -101,6 +113,16 @@ async function askIn(page: EnginePage, text: string): Promise<void> {
 
 async function readCard(page: EnginePage): Promise<{ name: string; chars: number; seconds: number }> {
   const match = CARD.exec(await waitFor(page, 'a card that counts', cardText, [CARD.source]))!;
+  return { name: match[1]!, chars: Number(match[2]), seconds: Number(match[3]) };
+}
+
+/** The card once it shows more characters and seconds than `than`: counting up, waited for. */
+async function cardCountedUp(
+  page: EnginePage,
+  than: { chars: number; seconds: number },
+): Promise<{ name: string; chars: number; seconds: number }> {
+  const what = `the card past ${than.chars} chars and ${than.seconds} s`;
+  const match = CARD.exec(await waitFor(page, what, cardPast, [CARD.source, than.chars, than.seconds]))!;
   return { name: match[1]!, chars: Number(match[2]), seconds: Number(match[3]) };
 }
 
@@ -180,8 +202,7 @@ describe.each(Object.keys(launchers) as EngineName[])('%s', (name) => {
     await askIn(page, 'write a long report');
     const first = await readCard(page);
     expect(first.name).toBe('write_file');
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
-    const later = await readCard(page);
+    const later = await cardCountedUp(page, first);
     expect(later.chars).toBeGreaterThan(first.chars);
     expect(later.seconds).toBeGreaterThan(first.seconds);
     await page.screenshot(`${SCREENSHOTS}card-${name.toLowerCase()}.png`);
@@ -192,8 +213,9 @@ describe.each(Object.keys(launchers) as EngineName[])('%s', (name) => {
     const page = await open();
     await askIn(page, 'write it');
     await readCard(page);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const before = await readCard(page);
+    // Until the card has counted 1.5 s: more than a reload takes, so a clock that started
+    // again at zero after it would show.
+    const before = await cardCountedUp(page, { chars: 0, seconds: 1.4 });
     await page.reload();
     const after = await readCard(page);
     expect(after.chars).toBeGreaterThanOrEqual(before.chars);
@@ -214,7 +236,8 @@ describe.each(Object.keys(launchers) as EngineName[])('%s', (name) => {
         .shadowRoot!.querySelector('.bubble.assistant[data-id]')
         ?.getAttribute('data-status');
     expect(await waitFor(page, 'the aborted answer', status, [])).toBe('aborted');
-    // A tool's result would go back to the model as a second request: none comes.
+    // A tool's result would go back to the model as a second request: none comes. Proving
+    // that something does not happen takes real time: half a second of it.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(e2e.upstream.requests).toHaveLength(1);
   }, 60_000);
@@ -268,7 +291,15 @@ describe.each(Object.keys(launchers) as EngineName[])('%s', (name) => {
     await page.evaluate(composeAndEnter);
     const sent = () =>
       document.querySelector('aalis-chat')!.shadowRoot!.querySelectorAll('.bubble.user').length;
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // A send is synchronous (it empties the box as it goes): after the element's next
+    // render, a composed Enter that sent would show in the box and in the transcript.
+    const rendered = () =>
+      (
+        document.querySelector('aalis-chat') as HTMLElement & { updateComplete: Promise<unknown> }
+      ).updateComplete.then(
+        () => document.querySelector('aalis-chat')!.shadowRoot!.querySelector('textarea')!.value,
+      );
+    expect(await page.evaluate(rendered)).toBe('nihongo');
     expect(await page.evaluate(sent)).toBe(0);
     await page.press('Enter');
     expect(await waitFor(page, 'the question sent', sent, [])).toBe(1);

@@ -20,6 +20,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { watchOutput } from '../../server/test/cli-harness.js';
 import { freePort } from './e2e-harness.js';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -88,7 +89,8 @@ afterAll(() => {
     }
   }
   rmSync(project, { recursive: true, force: true });
-});
+  // A whole node_modules to remove: more than the default 10 s on a busy machine.
+}, 60_000);
 
 test('@aalis/protocol imports in Node and decodes a frame', () => {
   const out = run('node', [
@@ -102,8 +104,16 @@ test('@aalis/protocol imports in Node and decodes a frame', () => {
   expect(JSON.parse(out)).toEqual([true, false, 'send.text: required']);
 });
 
-/** Starts a command that serves HTTP; resolves with its base URL once it answers. */
-async function serve(command: string, args: string[], env: Record<string, string>): Promise<string> {
+/**
+ * Starts a command that serves HTTP; resolves with its base URL once it has printed
+ * `listening` (its start line) and answers.
+ */
+async function serve(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  listening = /listening/,
+): Promise<string> {
   const port = await freePort();
   const child = spawn(command, args, {
     detached: true,
@@ -111,16 +121,13 @@ async function serve(command: string, args: string[], env: Record<string, string
     env: { PATH: process.env.PATH!, PORT: String(port), LOG_LEVEL: 'warn', ...env },
   });
   children.push(child);
-  let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
+  const { waitForOutput } = watchOutput(child);
+  await waitForOutput(listening, 20_000).catch((error: Error) => {
+    throw new Error(`${command} ${args.join(' ')} did not start: ${error.message}`);
+  });
   const base = `http://127.0.0.1:${port}`;
-  for (const started = Date.now(); Date.now() - started < 20_000;) {
-    const answer = await fetch(`${base}/healthz`).catch(() => undefined);
-    if (answer?.ok) return base;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${command} ${args.join(' ')} did not start: ${output}`);
+  expect((await fetch(`${base}/healthz`)).ok).toBe(true);
+  return base;
 }
 
 test('npx aalis-server serves the widget and health from the installed packages', async () => {
@@ -137,7 +144,7 @@ test('the Fastify plugin runs in a ten-line app', async () => {
     `import Fastify from 'fastify';
 import { aalisChat, DemoProvider, MemoryHistoryStore } from '@aalis/server';
 
-const app = Fastify();
+const app = Fastify({ logger: true });
 await app.register(aalisChat, {
   provider: new DemoProvider(),
   model: 'aalis-demo',

@@ -316,7 +316,8 @@ describe('configuration', () => {
     expect(() => loadBudgetConfig({ AALIS_VISITOR_TURNS_PER_HOUR: '-1' })).toThrow(
       'AALIS_VISITOR_TURNS_PER_HOUR must be a whole number (0 for no limit); it is "-1"',
     );
-    expect([wait(30_000), wait(23 * 60_000), wait(5 * HOUR + 12 * 60_000), wait(2 * HOUR)]).toEqual([
+    // `wait` words a time to wait for a refusal's message; it does not wait.
+    expect([30_000, 23 * 60_000, 5 * HOUR + 12 * 60_000, 2 * HOUR].map((ms) => wait(ms))).toEqual([
       'less than a minute',
       '23 min',
       '5 h 12 min',

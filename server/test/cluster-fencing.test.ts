@@ -94,13 +94,11 @@ test('a turn whose instance died with no tab left is marked failed by the next l
   // What a dead instance leaves: the question stored, its turn marked running, no lease.
   await store.beginTurn('orphan-session', { id: 'turn_dead', role: 'user', parts: [], createdAt: 1 }, 1);
   await serverOn(store, []);
-  const deadline = Date.now() + LEASE_MS * 12;
-  let messages = (await store.page('orphan-session', { limit: 10 })).messages;
-  while (messages.length < 2 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
-    messages = (await store.page('orphan-session', { limit: 10 })).messages;
-  }
-  expect(messages.map((m) => [m.role, m.status ?? null, m.error?.code ?? null])).toEqual([
+  const messages = async () => (await store.page('orphan-session', { limit: 10 })).messages;
+  await expect
+    .poll(async () => (await messages()).length, { timeout: LEASE_MS * 12 })
+    .toBeGreaterThanOrEqual(2);
+  expect((await messages()).map((m) => [m.role, m.status ?? null, m.error?.code ?? null])).toEqual([
     ['user', null, null],
     ['assistant', 'error', 'interrupted'],
   ]);

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerFrame } from '@aalis/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { AALIS_SERVER_BIN } from './cli-harness.js';
+import { AALIS_SERVER_BIN, watchOutput } from './cli-harness.js';
 import {
   completionChunk,
   sse,
@@ -34,6 +34,7 @@ interface Instance {
   port: number;
   url: string;
   output(): string;
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
 }
 
 let redis: RedisService;
@@ -114,17 +115,14 @@ async function startInstance(): Promise<Instance> {
       LOG_LEVEL: 'info',
     },
   });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const listening = /listening on http:\/\/127\.0\.0\.1:(\d+)/;
-  for (const started = Date.now(); !listening.test(out);) {
-    if (Date.now() - started > 15_000 || child.exitCode !== null)
-      throw new Error(`instance did not start: ${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const port = Number(listening.exec(out)![1]);
-  return { child, port, url: `ws://127.0.0.1:${port}/ws`, output: () => out };
+  const { output, waitForOutput } = watchOutput(child);
+  const started = await waitForOutput(/listening on http:\/\/127\.0\.0\.1:(\d+)/, 15_000).catch(
+    (error: Error) => {
+      throw new Error(`instance did not start: ${error.message}`);
+    },
+  );
+  const port = Number(started[1]);
+  return { child, port, url: `ws://127.0.0.1:${port}/ws`, output, waitForOutput };
 }
 
 async function connect(url: string): Promise<TestClient> {
@@ -337,18 +335,23 @@ describe('three instances behind nginx, on Redis and PostgreSQL', () => {
     expect(ready.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
     await redis.restart();
     replies.push({ body: textAnswer('Back again.') });
-    // ioredis reconnects by itself within its retry interval.
-    let ended: Extract<ServerFrame, { type: 'message' }> | undefined;
-    for (let attempt = 0; attempt < 20 && !ended; attempt++) {
-      const mark = a!.frames.length;
-      a!.send({ type: 'send', text: 'and now?', clientMessageId: `t${attempt}` });
-      const next = await a!.next(
-        (f) => f.type === 'message' || (f.type === 'error' && f.clientMessageId === `t${attempt}`),
-        { from: mark, timeoutMs: 10_000 },
-      );
-      if (next.type === 'message') ended = next as Extract<ServerFrame, { type: 'message' }>;
-      else await new Promise((r) => setTimeout(r, 500));
-    }
-    expect(ended?.message.status).toBe('complete');
+    // ioredis reconnects by itself within its retry interval (at most 2 s): sends are
+    // refused until it has, then one is answered.
+    let attempt = 0;
+    await expect
+      .poll(
+        async () => {
+          const mark = a!.frames.length;
+          const id = `t${attempt++}`;
+          a!.send({ type: 'send', text: 'and now?', clientMessageId: id });
+          const next = await a!.next(
+            (f) => f.type === 'message' || (f.type === 'error' && f.clientMessageId === id),
+            { from: mark, timeoutMs: 10_000 },
+          );
+          return next.type === 'message' ? next.message.status : (next as { code?: string }).code;
+        },
+        { timeout: 20_000, interval: 200 },
+      )
+      .toBe('complete');
   }, 60_000);
 });

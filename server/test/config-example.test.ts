@@ -13,24 +13,21 @@ let cli: RunningCli | undefined;
 afterAll(() => cli?.child.kill('SIGTERM'));
 
 test('the example configuration: an MCP tool, approved once, reports its progress', async () => {
-  cli = await startCli({ PORT: '0', AALIS_CONFIG: exampleConfig, LOG_LEVEL: 'warn' });
+  // At info, for the line that says when the MCP server's tools are in.
+  cli = await startCli({ PORT: '0', AALIS_CONFIG: exampleConfig, LOG_LEVEL: 'info' });
   expect(cli.output()).toContain('examples/aalis.config.json');
   const client = await TestClient.open(`${cli.base.replace('http', 'ws')}/ws`);
   await client.hello();
 
   // The MCP server connects in the background: until it has, the model is offered no
-  // MCP tool and says so. Asked again until it is.
-  let request: Extract<ServerFrame, { type: 'tool_approval_request' }> | undefined;
-  for (const started = Date.now(); !request && Date.now() - started < 30_000;) {
-    const from = client.frames.length;
-    client.send({ type: 'send', text: "Run the MCP server's long operation" });
-    const first = await client.next((f) => f.type === 'tool_approval_request' || f.type === 'message', {
-      from,
-      timeoutMs: 20_000,
-    });
-    if (first.type === 'tool_approval_request') request = first;
-    else await new Promise((r) => setTimeout(r, 300));
-  }
+  // MCP tool. Asked once its tools are listed.
+  await cli.waitForOutput(/"mcpServer":"everything".*"msg":"MCP server connected"/, 30_000);
+  client.send({ type: 'send', text: "Run the MCP server's long operation" });
+  const request = await client.next(
+    (f): f is Extract<ServerFrame, { type: 'tool_approval_request' }> =>
+      f.type === 'tool_approval_request' || f.type === 'message',
+    { timeoutMs: 20_000 },
+  );
   expect(request).toMatchObject({ name: 'trigger-long-running-operation', policy: 'session' });
   const from = client.frames.indexOf(request!);
   client.send({ type: 'tool_decision', callId: request!.callId, decision: 'approve', remember: 'session' });

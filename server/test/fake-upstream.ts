@@ -41,6 +41,8 @@ export interface FakeUpstream {
   writes: Array<{ at: number; text: string }>;
   /** Resolves when a request's connection closed before its reply ended (an abort reached the server). */
   closedEarly: Promise<void>;
+  /** Resolves with the request at `index` (0 is the first) once it has arrived. */
+  request(index: number): Promise<RecordedRequest>;
   close(): Promise<void>;
 }
 
@@ -77,6 +79,7 @@ export async function startFakeUpstream(
   let signalClosedEarly: () => void = () => {};
   const closedEarly = new Promise<void>((resolve) => (signalClosedEarly = resolve));
   const queue = Array.isArray(replies) ? [...replies] : undefined;
+  const waiting = new Set<() => void>();
 
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     requestTimes.push(Date.now());
@@ -96,6 +99,7 @@ export async function startFakeUpstream(
       body,
     };
     requests.push(recorded);
+    for (const wake of waiting) wake();
     const reply = queue
       ? (queue.shift() ?? { status: 500, body: 'no reply scripted' })
       : (replies as (r: RecordedRequest) => Reply)(recorded);
@@ -139,6 +143,16 @@ export async function startFakeUpstream(
     requestTimes,
     writes,
     closedEarly,
+    request: (index) =>
+      new Promise((resolve) => {
+        const wake = () => {
+          if (index >= requests.length) return;
+          waiting.delete(wake);
+          resolve(requests[index]!);
+        };
+        waiting.add(wake);
+        wake();
+      }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -160,8 +160,10 @@ describe('with a shared secret (HS256)', () => {
     await second.hello();
     second.socket.close();
     await second.closed;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const all = log.lines.filter((l) => l.msg === 'connection closed').map((l) => l.visitor);
+    const closing = () => log.lines.filter((l) => l.msg === 'connection closed');
+    // The closing line is written once the server has handled the close, a moment after.
+    await expect.poll(() => closing().length).toBeGreaterThanOrEqual(2);
+    const all = closing().map((l) => l.visitor);
     expect(all).toHaveLength(2);
     expect(all[1]).not.toBe(ids[0]);
   });

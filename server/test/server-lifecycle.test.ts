@@ -186,12 +186,12 @@ describe('aalis-server', () => {
       client.send({ type: 'send', text: 'hello' });
       expect((await client.turnEnd()).message.status).toBe('complete');
       client.socket.close();
-      await new Promise((r) => setTimeout(r, 100));
+      await cli.waitForOutput(/"msg":"connection closed"/);
       expect(cli.output()).toMatch(/"msg":"turn ended"/);
-      expect(cli.output()).toMatch(/"msg":"connection closed"/);
-      // One line per HTTP request, not Fastify's two.
+      // One line per HTTP request, not Fastify's two: read once the request's line is out
+      // (Fastify's own "incoming request" would come before it, on the same stream).
       await fetch(`${base}/healthz`);
-      await new Promise((r) => setTimeout(r, 100));
+      await cli.waitForOutput(/"url":"\/healthz"/);
       const lines = cli
         .output()
         .split('\n')

@@ -211,8 +211,15 @@ describe('liveness', () => {
     await until(() => server.aalis.chat.connections === 1);
     expect(closingLines(server)).toEqual([expect.objectContaining({ code: 1006 })]);
 
-    // Several heartbeats later the client that answers is still served.
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    // Several heartbeats later the client that answers is still served: three more pings,
+    // each answered, and the socket never closed in between.
+    await new Promise<void>((resolve, reject) => {
+      let pings = 0;
+      answering.socket.on('ping', () => ++pings === 3 && resolve());
+      void answering.closed.then(({ code }) =>
+        reject(new Error(`the answering socket was closed (${code})`)),
+      );
+    });
     expect(answering.socket.readyState).toBe(WebSocket.OPEN);
     answering.send({ type: 'send', text: 'hello' });
     expect((await answering.turnEnd()).message.status).toBe('complete');

@@ -60,7 +60,10 @@ describe('a turn on the wire', () => {
     const ready = await again.hello(sessionId);
     expect(ready).toMatchObject({ sessionId, resumed: true });
     expect(ready.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
-    await new Promise((r) => setTimeout(r, 50));
+    // A resume would follow ready at once, before the answer to any later frame: the
+    // conversation list's answer is the proof that none was sent.
+    again.send({ type: 'list_sessions' });
+    await again.next((f) => f.type === 'sessions');
     expect(again.of('stream_resume')).toEqual([]);
   });
 
@@ -100,13 +103,23 @@ describe('leaving and coming back mid-turn', () => {
     expect(card.startedAt).toBeLessThanOrEqual(first.resume.serverTime);
     expect(first.resume.parts).toEqual([]);
     first.tab.socket.close();
-    await new Promise((r) => setTimeout(r, 300));
+    const leftAt = Date.now();
+    // Away until the call has grown (the stayer sees it).
+    await stayer.next(
+      (f) => f.type === 'stream' && (f.toolCallProgress?.charsAccumulated ?? 0) > card.charsAccumulated,
+    );
+    await first.tab.closed;
 
+    const away = Date.now() - leftAt;
     const second = await resumeOf();
     const later = second.resume.toolCallsProgress[0]!;
     expect(later.startedAt).toBe(card.startedAt);
     expect(later.charsAccumulated).toBeGreaterThan(card.charsAccumulated);
-    expect(second.resume.serverTime - later.startedAt).toBeGreaterThanOrEqual(300);
+    // The server's clock counts from the first start, not from the join: at least the time
+    // the tab was away, on top of what it had shown.
+    expect(second.resume.serverTime - later.startedAt).toBeGreaterThanOrEqual(
+      away + first.resume.serverTime - card.startedAt,
+    );
 
     // Frames after the resume continue the card, then the turn ends the same for both.
     await stayer.turnEnd();
@@ -118,7 +131,7 @@ describe('leaving and coming back mid-turn', () => {
     ).toBeGreaterThanOrEqual(later.charsAccumulated);
     expect(second.tab.view.messages).toEqual(stayer.view.messages);
     expect(second.tab.view.turn).toBeNull();
-  });
+  }, 15_000);
 
   test('while the card is live the resumed view shows it at once, with the server startedAt', async () => {
     server = await startServer({
@@ -191,7 +204,8 @@ describe('two tabs on one session', () => {
     one.send({ type: 'send', text: 'go' });
     await one.next((f) => f.type === 'stream' && !!f.toolCallProgress);
     one.socket.close();
-    await new Promise((r) => setTimeout(r, 100));
+    // Closed on both ends: the server has seen the tab go.
+    await one.closed;
     const two = await server.connect();
     await two.hello(sessionId);
     await two.next((f) => f.type === 'stream_resume');

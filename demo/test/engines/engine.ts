@@ -39,8 +39,32 @@ export const callSource = (fn: (...args: never[]) => unknown, args: unknown[]): 
   `(${fn.toString()})(...${JSON.stringify(args)})`;
 
 /**
- * Polls `fn` in the page until it returns something truthy, and gives that back; fails
- * with `what` after `timeout` ms.
+ * In the page: evaluates `source` (an expression) every 20 ms until it is truthy, and
+ * gives that back; null after `ms`. One round trip to the browser, however long it looks.
+ */
+const watchInPage = (source: string, ms: number) =>
+  new Promise((resolve, reject) => {
+    const deadline = Date.now() + ms;
+    const look = () => {
+      let value: unknown;
+      try {
+        value = (0, eval)(source);
+      } catch (error) {
+        return reject(error as Error);
+      }
+      if (value) resolve(value);
+      else if (Date.now() >= deadline) resolve(null);
+      else setTimeout(look, 20);
+    };
+    look();
+  });
+
+/** No single look in the page lasts longer (WebKit's script timeout is 20 s). */
+const LOOK_MS = 5_000;
+
+/**
+ * Waits in the page until `fn` returns something truthy, and gives that back; fails with
+ * `what` after `timeout` ms.
  */
 export async function waitFor<A extends unknown[], R>(
   page: EnginePage,
@@ -50,10 +74,11 @@ export async function waitFor<A extends unknown[], R>(
   timeout = 10_000,
 ): Promise<Awaited<R>> {
   const deadline = Date.now() + timeout;
+  const source = callSource(fn as (...args: never[]) => unknown, args);
   for (;;) {
-    const value = await page.evaluate(fn, ...args);
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const left = Math.max(0, deadline - Date.now());
+    const value = await page.evaluate(watchInPage, source, Math.min(left, LOOK_MS));
+    if (value) return value as Awaited<R>;
+    if (Date.now() >= deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
   }
 }

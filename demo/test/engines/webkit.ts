@@ -140,6 +140,7 @@ async function answering(url: string, timeoutMs: number): Promise<void> {
     const response = await fetch(url, { signal: AbortSignal.timeout(1_000) }).catch(() => undefined);
     if (response?.ok) return;
     if (Date.now() > deadline) throw new Error(`WebKitWebDriver did not answer in ${timeoutMs} ms`);
+    // The driver says nothing when it is up: asking it again is the only way to know.
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
