@@ -1,11 +1,11 @@
 /**
  * Sessions shared by several instances through Redis: the coordination of
- * sessions/coordination.ts for more than one instance (LocalCoordination is the one for
- * a single instance). A
- * lease per running turn (`SET NX PX`, renewed, fenced by a generation), the frames of
- * every turn in a Redis Stream per session with a snapshot for new tabs, stops and
- * approval decisions by broadcast and by a key the owner reads at each renewal, and a
- * watch that notices when a turn's owner died (its lease gone twice in a row).
+ * sessions/coordination.ts when this instance is not the only one (LocalCoordination is
+ * the one when it is). A lease per running turn (`SET NX PX`, renewed, fenced by a
+ * generation), the frames of every turn in a Redis Stream per session with a snapshot
+ * for new tabs, stops and approval decisions by broadcast and by a key the owner reads at
+ * each renewal, and a watch that notices when a turn's owner died (its lease gone twice
+ * in a row).
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerFrame } from '@aalis/protocol';

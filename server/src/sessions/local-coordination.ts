@@ -4,7 +4,14 @@
  * claimed by the session in memory alone (the hub refuses a second send while one runs),
  * and no turn can lose its owner while the owner lives on.
  */
-import type { FollowHandlers, OwnerRequests, SessionCoordination, TurnLease } from './coordination.js';
+import type {
+  ApprovalDecision,
+  FollowHandlers,
+  OrphanSweep,
+  OwnerRequests,
+  SessionCoordination,
+  TurnLease,
+} from './coordination.js';
 
 /** The lease of a turn nobody else could run: nothing to publish, never taken over. */
 const localLease: TurnLease = {
@@ -25,23 +32,23 @@ export class LocalCoordination implements SessionCoordination {
   }
 
   // No other instance runs a turn (remoteTurn is always undefined), so none is asked.
-  requestAbort(): Promise<void> {
+  requestAbort(_sessionId: string, _turnId: string): Promise<void> {
     return Promise.resolve();
   }
 
-  passDecision(): Promise<void> {
+  passDecision(_sessionId: string, _decision: ApprovalDecision): Promise<void> {
     return Promise.resolve();
   }
 
-  announce(): Promise<void> {
+  announce(_sessionId: string, _owner: string | null): Promise<void> {
     return Promise.resolve();
   }
 
-  announcedOwner(): Promise<undefined> {
+  announcedOwner(_sessionId: string): Promise<string | null | undefined> {
     return Promise.resolve(undefined);
   }
 
-  remoteTurn(): undefined {
+  remoteTurn(_sessionId: string): string | undefined {
     return undefined;
   }
 
@@ -49,15 +56,15 @@ export class LocalCoordination implements SessionCoordination {
     return here();
   }
 
-  isRunning(): Promise<boolean> {
+  isRunning(_sessionId: string): Promise<boolean> {
     return Promise.resolve(false);
   }
 
-  scheduleOrphanSweeps(): () => void {
+  scheduleOrphanSweeps(_sweep: OrphanSweep): () => void {
     return () => {};
   }
 
-  share(): void {}
+  share(_sessionId: string, _frameJson: string): void {}
 
   close(): Promise<void> {
     return Promise.resolve();
