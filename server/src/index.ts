@@ -103,4 +103,5 @@ export { PostgresHistoryStore } from './history/postgres-store.js';
 export type { ToolExecutionStart } from './history/store.js';
 export { connectRedis, type RedisConnections } from './cluster/redis-connections.js';
 export { RedisSessionCluster, type RedisClusterOptions } from './cluster/redis-cluster.js';
-export type { SessionCluster, ClusterTurn } from './sessions/session-cluster.js';
+export type { SessionCoordination, TurnLease, SessionCluster, ClusterTurn } from './sessions/coordination.js';
+export { LocalCoordination } from './sessions/local-coordination.js';

@@ -11,7 +11,7 @@
  * it stands.
  */
 import type { ServerFrame, StreamResumeFrame } from '@aalis/protocol';
-import type { PublishedFrame } from '../sessions/session-cluster.js';
+import type { PublishedFrame } from '../sessions/coordination.js';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../util/log-error.js';
 import { sessionKeys, sessionOfFramesKey } from './keys.js';

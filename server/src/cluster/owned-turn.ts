@@ -1,5 +1,5 @@
 /**
- * A turn this instance runs under its lease (SessionCluster's `ClusterTurn`): renews the
+ * A turn this instance runs under its lease (the coordination's `TurnLease`): renews the
  * lease while the turn runs, and writes the turn's frames to the session's log in one
  * script call per tick, with a snapshot for new tabs at most every `snapshotEveryMs`.
  * The renewal also brings what other instances asked of the turn while a broadcast may
@@ -11,7 +11,7 @@
  */
 import type { StreamResumeFrame } from '@aalis/protocol';
 import type { Logger } from '../util/log-error.js';
-import type { ApprovalDecision, ClusterTurn, OwnerRequests } from '../sessions/session-cluster.js';
+import type { ApprovalDecision, OwnerRequests, TurnLease } from '../sessions/coordination.js';
 import type { SessionKeys } from './keys.js';
 import { appendFrames, renewTurn, type ScriptedRedis, type Writer } from './scripts.js';
 
@@ -27,7 +27,7 @@ export interface OwnedTurnOptions {
   framesTtlMs: number;
 }
 
-export class OwnedTurn implements ClusterTurn {
+export class OwnedTurn implements TurnLease {
   #owned = true;
   #batch: string[] = [];
   #resume: (() => StreamResumeFrame | null) | undefined;

@@ -1,20 +1,23 @@
 /**
- * Sessions shared by several instances through Redis (sessions/session-cluster.ts): a
- * lease per running turn (`SET NX PX`, renewed, fenced by a generation), the frames of
- * every turn in a Redis Stream per session with a snapshot for new tabs, stops and
- * approval decisions by broadcast and by a key the owner reads at each renewal, and a
- * watch that notices when a turn's owner died (its lease gone twice in a row).
+ * Sessions shared by several instances through Redis: the coordination of
+ * sessions/coordination.ts when this instance is not the only one (LocalCoordination is
+ * the one when it is). A lease per running turn (`SET NX PX`, renewed, fenced by a
+ * generation), the frames of every turn in a Redis Stream per session with a snapshot
+ * for new tabs, stops and approval decisions by broadcast and by a key the owner reads at
+ * each renewal, and a watch that notices when a turn's owner died (its lease gone twice
+ * in a row).
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerFrame } from '@aalis/protocol';
 import type { Logger } from '../util/log-error.js';
 import type {
   ApprovalDecision,
-  ClusterTurn,
   FollowHandlers,
+  OrphanSweep,
   OwnerRequests,
-  SessionCluster,
-} from '../sessions/session-cluster.js';
+  SessionCoordination,
+  TurnLease,
+} from '../sessions/coordination.js';
 import { FrameFollower } from './frame-follower.js';
 import { channels, runningTurnsKey, sessionKeys } from './keys.js';
 import { OwnedTurn, type OwnedTurnOptions } from './owned-turn.js';
@@ -37,7 +40,7 @@ export interface RedisClusterOptions {
 /** How long a new session with no message stays known to other instances. */
 const ANNOUNCED_MS = 60 * 60_000;
 
-export class RedisSessionCluster implements SessionCluster {
+export class RedisSessionCluster implements SessionCoordination {
   /** Unique per process: the origin of its stream entries, the holder named by its leases. */
   readonly instanceId = `${process.pid}-${randomBytes(6).toString('base64url')}`;
   readonly #follower: FrameFollower;
@@ -117,7 +120,7 @@ export class RedisSessionCluster implements SessionCluster {
     this.#missing.delete(sessionId);
   }
 
-  async claim(sessionId: string, turnId: string, requests: OwnerRequests): Promise<ClusterTurn | 'busy'> {
+  async claim(sessionId: string, turnId: string, requests: OwnerRequests): Promise<TurnLease | 'busy'> {
     const keys = sessionKeys(this.#prefix, sessionId);
     const { instanceId, leaseMs } = this.#turnOptions;
     const generation = `${instanceId}:${turnId}`;
@@ -188,6 +191,7 @@ export class RedisSessionCluster implements SessionCluster {
     return this.#follower.remoteTurn(sessionId);
   }
 
+  /** Every instance's, as Redis counts them: this one's own count is not needed. */
   async runningTurns(): Promise<number> {
     const key = runningTurnsKey(this.#prefix);
     const [, count] = (await this.redis.command
@@ -211,14 +215,34 @@ export class RedisSessionCluster implements SessionCluster {
     return (await this.redis.command.exists(sessionKeys(this.#prefix, sessionId).lease)) === 1;
   }
 
+  /**
+   * Whether the session's turn lost its owner: no instance held it at two looks `apartMs`
+   * apart (half a lease by default; a renewal comes every third of one).
+   */
   async ownerGone(sessionId: string, apartMs = this.#turnOptions.leaseMs / 2): Promise<boolean> {
     if (await this.isRunning(sessionId)) return false;
     await new Promise((resolve) => setTimeout(resolve, apartMs));
     return !(await this.isRunning(sessionId));
   }
 
+  /**
+   * How often an instance looks for turns whose owner died with no tab left to notice
+   * (the history's running marks without a lease).
+   */
   get sweepEveryMs(): number {
     return this.#turnOptions.leaseMs * 6;
+  }
+
+  /**
+   * Sweeps every `sweepEveryMs`, each mark's owner looked for twice a third of that
+   * apart: slower than the watch of an instance with a tab on the session (two looks half
+   * a lease apart), so that one, which keeps the answer so far, ends the turn first.
+   */
+  scheduleOrphanSweeps(sweep: OrphanSweep): () => void {
+    const every = this.sweepEveryMs;
+    const timer = setInterval(() => void sweep((sessionId) => this.ownerGone(sessionId, every / 3)), every);
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   async close(): Promise<void> {

@@ -14,7 +14,8 @@ import { reportingErrors, type ErrorListener, type Logger } from '../util/log-er
 import type { ApprovalRules } from '../agent/approval-policy.js';
 import type { ChatProvider } from '../providers/types.js';
 import { SessionHub, type SessionHubOptions } from '../sessions/session-hub.js';
-import type { SessionCluster } from '../sessions/session-cluster.js';
+import type { SessionCoordination } from '../sessions/coordination.js';
+import { LocalCoordination } from '../sessions/local-coordination.js';
 import { builtinTools } from '../tools/builtin/index.js';
 import { ToolRegistry, type ToolDefinition } from '../tools/define-tool.js';
 import type { McpServersConfig } from '../tools/mcp/config.js';
@@ -67,7 +68,7 @@ export interface ChatServicesOptions {
    * Live sessions shared with other instances (cluster/redis-cluster.ts); without it this
    * server is the only one. Closed with the server.
    */
-  cluster?: SessionCluster;
+  cluster?: SessionCoordination;
 }
 
 export interface ChatServices {
@@ -139,7 +140,8 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
     logger: log,
     ...options.sessions,
     ...(budgets ? { budgets } : {}),
-    ...(cluster ? { cluster } : {}),
+    // The one place that picks how this instance works with others: alone, or through the cluster.
+    cluster: cluster ?? options.sessions?.cluster ?? new LocalCoordination(),
     onTurnEnded: (summary) => {
       metrics.turnEnded(summary);
       options.sessions?.onTurnEnded?.(summary);

@@ -7,6 +7,8 @@
  */
 import type { ServerFrame, ToolApproval } from '@aalis/protocol';
 import type { ApprovalDesk, ApprovalOutcome } from '../agent/agent.js';
+import type { HistoryStore } from '../history/store.js';
+import type { ApprovalDecision } from './coordination.js';
 
 interface Waiting {
   request: ToolApproval;
@@ -15,6 +17,47 @@ interface Waiting {
 
 export class PendingApprovals implements ApprovalDesk {
   readonly #waiting = new Map<string, Waiting>();
+
+  /**
+   * The desk of a new turn, with the tools the user allowed for the rest of the
+   * conversation. A grant that cannot be read or kept (storage failed) is not assumed: the
+   * user is asked again, which is safe.
+   */
+  static async forSession(
+    sessionId: string,
+    store: HistoryStore,
+    broadcast: (frame: ServerFrame) => void,
+    now: () => number,
+    logError: (error: unknown, what: string) => void,
+  ): Promise<PendingApprovals> {
+    let grants: string[] = [];
+    try {
+      grants = await store.grantedTools(sessionId);
+    } catch (error) {
+      logError(error, 'reading the tool grants failed');
+    }
+    const keepGrant = async (toolName: string): Promise<boolean> => {
+      try {
+        await store.grantTool(sessionId, toolName);
+        return true;
+      } catch (error) {
+        logError(error, 'storing a tool grant failed');
+        return false;
+      }
+    };
+    return new PendingApprovals(sessionId, new Set(grants), broadcast, keepGrant, now);
+  }
+
+  /** A desk nobody is asked at (a turn ended on behalf of a dead instance): every decision finds nothing. */
+  static closed(sessionId: string, now: () => number): PendingApprovals {
+    return new PendingApprovals(
+      sessionId,
+      new Set(),
+      () => {},
+      () => Promise.resolve(false),
+      now,
+    );
+  }
 
   constructor(
     private readonly sessionId: string,
@@ -64,6 +107,11 @@ export class PendingApprovals implements ApprovalDesk {
     waiting.settle('approved');
     if (remember === 'session' && policy === 'session') void this.#remember(name);
     return true;
+  }
+
+  /** A decision as another instance passed it (coordination.ts). */
+  take({ callId, decision, remember }: ApprovalDecision): boolean {
+    return this.decide(callId, decision, remember);
   }
 
   /** Keeps the grant, and lets every other call of the tool waiting under it through. */

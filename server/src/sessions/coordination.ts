@@ -1,9 +1,12 @@
 /**
- * What the session hub needs when several instances serve the same sessions (behind a
- * load balancer, any tab on any instance): who runs a session's turn, the frames of
- * turns other instances run, and the requests (Stop, approval decisions) that must
- * reach the instance that runs one. Without a cluster the hub is the only instance and
- * keeps all of it in memory. The Redis implementation is cluster/redis-cluster.ts.
+ * How the instances that serve the same sessions work together (behind a load balancer,
+ * any tab on any instance): who runs a session's turn, the frames of turns other
+ * instances run, and the requests (Stop, approval decisions) that must reach the instance
+ * that runs one. Two implementations, picked when the app is composed: LocalCoordination
+ * (local-coordination.ts) when this instance is the only one, and the Redis one
+ * (cluster/redis-cluster.ts) when several share the sessions. The hub calls it the same
+ * way either way, so that what differs between one instance and many lives here and not
+ * in checks through the hub.
  *
  * The rule every instance follows: frames it produces itself it delivers to its own
  * connections at once, and publishes; frames of other instances reach its connections
@@ -12,7 +15,7 @@
  */
 import type { ServerFrame, StreamResumeFrame } from '@aalis/protocol';
 
-export interface SessionCluster {
+export interface SessionCoordination {
   /**
    * Starts delivering the session's frames published by other instances: the running
    * turn's snapshot (a `stream_resume`) first, when one runs, then every frame after it.
@@ -30,7 +33,7 @@ export interface SessionCluster {
    * them everywhere). 'busy' when another instance runs one. Throws when the shared state
    * cannot be reached: then no turn may start.
    */
-  claim(sessionId: string, turnId: string, requests: OwnerRequests): Promise<ClusterTurn | 'busy'>;
+  claim(sessionId: string, turnId: string, requests: OwnerRequests): Promise<TurnLease | 'busy'>;
   /** Asks whichever instance runs the session's turn `turnId` to stop it. */
   requestAbort(sessionId: string, turnId: string): Promise<void>;
   /** Passes a user's approval decision to whichever instance runs the session's turn. */
@@ -48,20 +51,20 @@ export interface SessionCluster {
    * session's log says; undefined when none does (or this instance runs it).
    */
   remoteTurn(sessionId: string): string | undefined;
-  /** Turns running now on every instance (the `maxConcurrentTurns` budget). */
-  runningTurns(): Promise<number>;
+  /**
+   * Turns running now on every instance (the `maxConcurrentTurns` budget). `here` counts
+   * this instance's, which is every turn when it is the only one; asked only when needed.
+   */
+  runningTurns(here: () => number): number | Promise<number>;
   /** Whether some instance holds the session's turn now (a start's recovery leaves those alone). */
   isRunning(sessionId: string): Promise<boolean>;
   /**
-   * Whether the session's turn lost its owner: no instance held it at two looks `apartMs`
-   * apart (half a lease by default; a renewal comes every third of one).
+   * Runs `sweep` now and then, while instances may die mid-turn with no tab left to
+   * notice (their turns stay marked running in the history); never for one instance,
+   * whose start recovers its own. `sweep` gets the check that a session's turn lost its
+   * owner. Returns what stops the sweeps.
    */
-  ownerGone(sessionId: string, apartMs?: number): Promise<boolean>;
-  /**
-   * How often an instance looks for turns whose owner died with no tab left to notice
-   * (the history's running marks without a lease).
-   */
-  readonly sweepEveryMs: number;
+  scheduleOrphanSweeps(sweep: OrphanSweep): () => void;
   /**
    * A frame of the session outside any turn (a visitor's feedback), for the tabs other
    * instances hold: delivered once to each, as they follow the session. Best effort: a tab
@@ -70,6 +73,9 @@ export interface SessionCluster {
   share(sessionId: string, frameJson: string): void;
   close(): Promise<void>;
 }
+
+/** A look for turns whose owner died; `ownerGone` says whether no instance holds a session's turn. */
+export type OrphanSweep = (ownerGone: (sessionId: string) => Promise<boolean>) => Promise<void>;
 
 export interface FollowHandlers {
   /** Frames other instances published, in order, each with the JSON it was published as. */
@@ -100,7 +106,7 @@ export interface ApprovalDecision {
 }
 
 /** A turn this instance runs, under its lease. */
-export interface ClusterTurn {
+export interface TurnLease {
   /**
    * Publishes a frame this instance delivered (its JSON, made once for every peer), for
    * other instances' connections. Frames are written in batches (one per tick); `resume`
@@ -117,3 +123,7 @@ export interface ClusterTurn {
   /** Publishes what is left and gives the turn up; the session's log expires later. */
   release(): Promise<void>;
 }
+
+/** The names these had when only the Redis implementation existed (server/src/index.ts exports them). */
+export type SessionCluster = SessionCoordination;
+export type ClusterTurn = TurnLease;

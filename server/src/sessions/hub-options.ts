@@ -1,0 +1,135 @@
+/**
+ * The session hub's contract with the rest of the server: the connection as it sees one
+ * (`Peer`), its options, and what it tells listeners. Kept apart from the hub so that
+ * the hub's parts (registry, broadcast, turn runner) can name them without importing the
+ * hub that composes them. session-hub.ts exports them again.
+ */
+import type { ChatMessage, Feedback, ServerFrame, Usage } from '@aalis/protocol';
+import type { Agent } from '../agent/agent.js';
+import {
+  DEFAULT_MAX_PAGE_BYTES,
+  DEFAULT_MAX_TOOL_ARGUMENT_CHARS,
+  DEFAULT_MAX_TURN_CHARS,
+} from '../agent/limits.js';
+import { Budgets } from '../budgets/budgets.js';
+import type { HistoryStore } from '../history/store.js';
+import type { ImageAttachments } from '../images/attachments.js';
+import { Workspaces } from '../tools/workspace.js';
+import type { SessionCoordination } from './coordination.js';
+import { LocalCoordination } from './local-coordination.js';
+
+/** A connection as the hub sees it. */
+export interface Peer {
+  readonly id: string;
+  /**
+   * Who is on the other end, when the server verifies visitors: the sessions a visitor
+   * (signed or anonymous) makes are theirs alone (sessions/owner.ts).
+   */
+  readonly visitor?:
+    | { readonly id: string; readonly kind: 'signed' | 'anonymous'; readonly anonymousKey?: string }
+    | undefined;
+  /** Sends one frame; `text` is its JSON, made once for every peer of a broadcast. */
+  deliver(frame: ServerFrame, text: string): void;
+}
+
+export interface HubLogger {
+  info(object: object, message: string): void;
+  error(object: object, message: string): void;
+}
+
+export type { ImageAttachments };
+
+/** What a site owner says to a visitor before the first message (configuration `welcome`, `starters`). */
+export interface Greeting {
+  welcome?: string;
+  starters?: string[];
+}
+
+export interface SessionHubOptions {
+  agent: Agent;
+  store: HistoryStore;
+  logger: HubLogger;
+  workspaces?: Workspaces;
+  now?: () => number;
+  /** Messages `ready` carries; older ones are paged with `history`. */
+  historyPageSize?: number;
+  /** The owner's greeting and starter prompts, sent in every `ready` (shown while a conversation is empty). */
+  greeting?: Greeting;
+  /**
+   * Images visitors may attach, when the model reads them: `ready` carries the session's
+   * upload ticket (images/upload-ticket.ts), and a `send` names at most `maxCount` of the
+   * session's uploads. Without it a `send` with images is refused (`images_unsupported`).
+   */
+  images?: ImageAttachments;
+  /** Stored messages the model sees as context for a new turn. */
+  contextMessages?: number;
+  /** Text, reasoning and tool-call arguments one turn may stream before it is stopped. */
+  maxTurnChars?: number;
+  /** Arguments one tool call may have; a longer call is cut off and never runs. */
+  maxToolArgumentChars?: number;
+  /**
+   * Most bytes of messages one `ready` or `history` frame carries (at least one message
+   * always): a tab must be able to join a session however large its answers were.
+   */
+  maxPageBytes?: number;
+  /** How long shutdown waits for running turns to store their final message. */
+  shutdownGraceMs?: number;
+  /**
+   * Hears every turn as it ends, with what the `turn ended` log line says (for metrics:
+   * observability/metrics.ts). A listener that throws is logged; the turn is not affected.
+   */
+  onTurnEnded?: (summary: TurnSummary) => void;
+  /** Hears every verdict a visitor gave an answer (the metrics count them). */
+  onFeedback?: (rating: Feedback['rating']) => void;
+  /** What visitors and the server may spend (budgets/budgets.ts); none by default. */
+  budgets?: Budgets;
+  /**
+   * How this instance works with others serving the same sessions (coordination.ts): the
+   * Redis one of cluster/redis-cluster.ts, or by default LocalCoordination, this hub
+   * being the only one.
+   */
+  cluster?: SessionCoordination;
+}
+
+/** A turn that ended, as `onTurnEnded` hears it. No session id: it is the key to a conversation. */
+export interface TurnSummary {
+  /** The answer's message id. */
+  messageId: string;
+  status: ChatMessage['status'];
+  ms: number;
+  /** Time to the first chunk of the model; null when none came. */
+  firstChunkMs: number | null;
+  tools: number;
+  chars: number;
+  /** The provider's token counts, summed over the turn's rounds; absent when it gave none. */
+  usage?: Usage;
+  /** The codes of the `error` frames the turn ended with (its own, then storage's). */
+  errors: string[];
+}
+
+/** The options with every default filled in, as the hub's parts read them. */
+export type HubSettings = Required<Omit<SessionHubOptions, 'cluster' | 'images'>> & {
+  images: ImageAttachments | undefined;
+  coordination: SessionCoordination;
+};
+
+export function hubSettings(options: SessionHubOptions): HubSettings {
+  const { cluster, images, ...rest } = options;
+  return {
+    workspaces: new Workspaces(),
+    now: Date.now,
+    historyPageSize: 50,
+    contextMessages: 100,
+    maxTurnChars: DEFAULT_MAX_TURN_CHARS,
+    maxToolArgumentChars: DEFAULT_MAX_TOOL_ARGUMENT_CHARS,
+    maxPageBytes: DEFAULT_MAX_PAGE_BYTES,
+    shutdownGraceMs: 5_000,
+    greeting: {},
+    onTurnEnded: () => {},
+    onFeedback: () => {},
+    budgets: new Budgets(),
+    ...rest,
+    images,
+    coordination: cluster ?? new LocalCoordination(),
+  };
+}

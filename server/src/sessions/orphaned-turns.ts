@@ -1,0 +1,142 @@
+/**
+ * Turns whose instance died mid-turn (several instances share the sessions). Nothing
+ * here runs with one instance: the coordination tells of a dead owner (`ownerGone`) and
+ * schedules the sweeps only when other instances exist.
+ */
+import { randomUUID } from 'node:crypto';
+import { ErrorCode, type ChatMessage, type ChatView } from '@aalis/protocol';
+import { forClients } from '../agent/stored-message.js';
+import { logErrorWithId } from '../util/log-error.js';
+import type { TurnLease } from './coordination.js';
+import type { HubSettings } from './hub-options.js';
+import { PendingApprovals } from './pending-approvals.js';
+import { RunningTurn } from './running-turn.js';
+import type { SessionBroadcast } from './session-broadcast.js';
+import type { Session, SessionRegistry } from './session-registry.js';
+
+export class OrphanedTurns {
+  #sweeping = false;
+
+  constructor(
+    private readonly settings: HubSettings,
+    private readonly registry: SessionRegistry,
+    private readonly broadcast: SessionBroadcast,
+  ) {}
+
+  /**
+   * The turn `turnId` runs on no instance any more: its owner died mid-turn. One instance
+   * (the one that wins the lease) ends it for everyone: the answer so far, as this
+   * instance's buffer has it, stored as failed with `interrupted`; a tool call that
+   * started and never ended is kept as "may have completed" and never run again. When the
+   * dead owner had stored its answer after all, that answer is sent instead.
+   */
+  async end(session: Session, turnId: string): Promise<void> {
+    if (session.turn || session.claiming || this.registry.remoteTurn(session) !== turnId) return;
+    // Held in memory, and no send of this instance claims meanwhile, until it is done.
+    session.claiming = true;
+    await this.registry.holding(session, async () => {
+      try {
+        await this.#end(session, turnId);
+      } finally {
+        session.claiming = false;
+      }
+    });
+  }
+
+  async #end(session: Session, turnId: string): Promise<void> {
+    const { store, now, coordination, logger } = this.settings;
+    const sessionId = session.id;
+    // A `message` (or a new turn's `user_message`) read during the claim moves this.
+    const epoch = session.epoch;
+    let lease: TurnLease | 'busy';
+    try {
+      lease = await coordination.claim(sessionId, `orphan:${turnId}`, { abort: () => {}, decide: () => {} });
+    } catch (error) {
+      this.#logError(error, 'ending a turn whose instance died failed: the shared state cannot be reached');
+      return;
+    }
+    if (lease === 'busy') return; // Another instance ends it (or a new turn began).
+    // Everything before the claim was read meanwhile: the turn may have ended after all.
+    if (session.epoch !== epoch) return void (await lease.release());
+    const approvals = PendingApprovals.closed(sessionId, now);
+    session.turn = new RunningTurn({ id: turnId, lease, startedAt: now(), approvals, visitor: undefined });
+    try {
+      const unfinished = await store.unfinishedTools(sessionId, turnId);
+      const error = {
+        code: ErrorCode.Interrupted,
+        message: 'the server running this answer stopped before it was finished',
+      };
+      const message: ChatMessage = { ...orphanedAnswer(session.view, now()), status: 'error', error };
+      if (await store.endTurn(sessionId, message, turnId)) {
+        this.broadcast.toSession(sessionId, { type: 'error', sessionId, ...error });
+        this.broadcast.toSession(sessionId, { type: 'message', sessionId, message });
+      } else {
+        // The owner stored its answer, then died before every tab had it.
+        // Or another instance's look marked it failed: its tabs hear why, as with any end.
+        const last = (await store.page(sessionId, { limit: 1 })).messages[0];
+        if (last?.role === 'assistant') {
+          if (last.error) this.broadcast.toSession(sessionId, { type: 'error', sessionId, ...last.error });
+          this.broadcast.toSession(sessionId, { type: 'message', sessionId, message: forClients(last) });
+        }
+      }
+      logger.info(
+        { sessionId, turnId, toolsMayHaveCompleted: unfinished.length },
+        'ended a turn whose instance died',
+      );
+    } catch (error) {
+      this.#logError(error, 'ending a turn whose instance died failed');
+    } finally {
+      session.turn = undefined;
+      await lease.release();
+      this.registry.forgetIfIdle(session);
+    }
+  }
+
+  /**
+   * Turns whose instance died while no tab was on their session (so no instance watched
+   * their lease) stay marked running in the history. Every instance looks now and then;
+   * a mark whose owner is gone is ended as interrupted (the history resolves each mark
+   * once, whoever looks). A session this instance follows is left to the watch, which
+   * keeps the answer so far.
+   */
+  async sweep(ownerGone: (sessionId: string) => Promise<boolean>): Promise<void> {
+    if (this.#sweeping) return;
+    this.#sweeping = true;
+    try {
+      const ended = await this.settings.store.recoverInterruptedTurns(async (sessionId) => {
+        const session = this.registry.get(sessionId);
+        if (session && this.registry.answering(session)) return true;
+        // Slower than the watch of an instance with a tab on the session, so that one,
+        // which keeps the answer so far, ends the turn first (the coordination's timing).
+        return !(await ownerGone(sessionId));
+      });
+      if (ended)
+        this.settings.logger.info(
+          { turns: ended },
+          'turns whose instance died, with no tab left, were marked failed',
+        );
+    } catch (error) {
+      this.#logError(error, 'looking for turns whose instance died failed');
+    } finally {
+      this.#sweeping = false;
+    }
+  }
+
+  #logError(error: unknown, what: string): string {
+    return logErrorWithId(this.settings.logger, error, what);
+  }
+}
+
+/**
+ * The answer of a turn whose instance died, as far as the buffer has it: a tool call that
+ * was still running may have completed (its instance died after starting it), so it is
+ * marked as such, and never run again.
+ */
+function orphanedAnswer(view: ChatView, now: number): ChatMessage {
+  const parts = (view.turn?.parts ?? []).map((part) =>
+    part.type === 'tool_call' && part.status === 'running'
+      ? { ...part, status: 'unknown' as const, endedAt: now }
+      : part,
+  );
+  return { id: `msg_${randomUUID()}`, role: 'assistant', parts, createdAt: now };
+}

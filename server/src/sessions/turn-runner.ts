@@ -1,0 +1,352 @@
+/**
+ * Runs a session's turns, one at a time per session: claims the turn (through the
+ * coordination, so one instance runs it), checks the budgets, stores the question, runs
+ * the agent, caps what it streams, stores the answer, tells every tab how it ended, and
+ * counts it. Stop and approval decisions reach the turn here, on whichever instance runs it.
+ */
+import { randomUUID } from 'node:crypto';
+import { ErrorCode, type ChatMessage } from '@aalis/protocol';
+import type { TurnError } from '../agent/agent.js';
+import { forClients } from '../agent/stored-message.js';
+import { turnTokens } from '../budgets/turn-tokens.js';
+import { logErrorWithId } from '../util/log-error.js';
+import { storeAnswer, withoutArguments } from './answer-storage.js';
+import type { ApprovalDecision, TurnLease } from './coordination.js';
+import type { HubSettings, Peer } from './hub-options.js';
+import { PendingApprovals } from './pending-approvals.js';
+import type { Question, Refusal } from './questions.js';
+import { RunningTurn } from './running-turn.js';
+import type { SessionBroadcast } from './session-broadcast.js';
+import type { Session, SessionRegistry } from './session-registry.js';
+
+/** Tells the peer that asked why its question was not taken (with extra fields: when to retry). */
+type Refuse = (code: string, message: string, errorId?: string, more?: object) => void;
+
+export class TurnRunner {
+  #shuttingDown = false;
+
+  constructor(
+    private readonly settings: HubSettings,
+    private readonly registry: SessionRegistry,
+    private readonly broadcast: SessionBroadcast,
+  ) {
+    const { agent } = settings;
+    agent.on('outbound:stream', (chunk) => {
+      const turn = registry.get(chunk.sessionId)?.turn;
+      if (turn) turn.count(chunk, settings.now(), settings);
+      broadcast.toSession(chunk.sessionId, { type: 'stream', ...chunk });
+    });
+    agent.on('turn:status', (status) =>
+      broadcast.toSession(status.sessionId, { type: 'turn_status', ...status }),
+    );
+    agent.on('tool:execute', (event) => {
+      const turn = registry.get(event.sessionId)?.turn;
+      if (turn && event.phase === 'start') turn.tools++;
+      broadcast.toSession(event.sessionId, { type: 'tool_execute', ...event });
+    });
+  }
+
+  /** Set by `shutdown`: no turn starts any more. */
+  get shuttingDown(): boolean {
+    return this.#shuttingDown;
+  }
+
+  /**
+   * Claims the session for a turn (one at a time: else `busy`), then starts it with the
+   * question `ask` gives (asked once claimed), or refuses with why `ask` says it cannot be
+   * asked. A refusal echoes `clientMessageId`, so the client can give the text back to its author.
+   */
+  async start(
+    peer: Peer,
+    sessionId: string,
+    clientMessageId: string | undefined,
+    ask: () => Promise<Question | Refusal>,
+  ): Promise<void> {
+    const session = this.registry.open(sessionId);
+    const refuse: Refuse = (code, message, errorId, more) =>
+      this.broadcast.toPeer(peer, {
+        type: 'error',
+        code,
+        message,
+        ...(errorId === undefined ? {} : { errorId }),
+        ...more,
+        ...(clientMessageId === undefined ? {} : { clientMessageId }),
+      });
+    if (this.#shuttingDown) {
+      return refuse(ErrorCode.ShuttingDown, 'the server is restarting; send again in a moment');
+    }
+    if (session.deleted) return refuse(ErrorCode.BadFrame, 'this conversation was deleted: start a new one');
+    const busy = () => refuse(ErrorCode.Busy, 'a turn is still running: wait for it to end, or stop it');
+    if (session.turn || session.claiming) return busy();
+    session.claiming = true;
+    await this.registry.holding(session, async () => {
+      try {
+        await this.#begin(session, peer, ask, clientMessageId, refuse, busy);
+      } finally {
+        session.claiming = false;
+      }
+    });
+  }
+
+  async #begin(
+    session: Session,
+    peer: Peer,
+    ask: () => Promise<Question | Refusal>,
+    clientMessageId: string | undefined,
+    refuse: Refuse,
+    busy: () => void,
+  ): Promise<void> {
+    const sessionId = session.id;
+    // Budgets: the visitor's turns per hour and tokens per day (`quota_exceeded`), the
+    // server's tokens per day and turns at once (`overloaded`), with when to try again.
+    const overBudget = await this.#overBudget(peer);
+    if (overBudget) {
+      const { code, message, ...more } = overBudget;
+      return refuse(code, message, undefined, more);
+    }
+    const { store, now, coordination } = this.settings;
+    const turnId = `msg_${randomUUID()}`;
+    const controller = new AbortController();
+    // Set once the turn has its approval desk; a decision cannot come before its request.
+    const desk: { approvals?: PendingApprovals } = {};
+    let lease: TurnLease | 'busy';
+    try {
+      // A stop that comes before the turn exists still stops it.
+      lease = await coordination.claim(sessionId, turnId, {
+        abort: () => controller.abort(),
+        decide: (decision) => desk.approvals?.take(decision),
+      });
+    } catch (error) {
+      const errorId = this.#logError(error, 'claiming the turn failed: the shared state cannot be reached');
+      return refuse(
+        ErrorCode.Unavailable,
+        'the server cannot start an answer right now: send again in a moment',
+        errorId,
+      );
+    }
+    if (lease === 'busy') return busy();
+    // Asked once the turn is claimed (on every instance): what it checks (the last
+    // exchange, for regenerate and edit) cannot change before the turn begins.
+    let question: Question | Refusal;
+    try {
+      question = await ask();
+    } catch (error) {
+      void lease.release();
+      const errorId = this.#logError(error, 'reading the history failed');
+      return refuse(ErrorCode.Storage, 'the conversation could not be read: try again in a moment', errorId);
+    }
+    if ('refused' in question) {
+      void lease.release();
+      return refuse(question.refused, question.message);
+    }
+    const { text, images, replaces } = question;
+    const startedAt = now();
+    const userMessage: ChatMessage = {
+      id: turnId,
+      role: 'user',
+      parts: [{ type: 'text', text }],
+      createdAt: startedAt,
+      ...(replaces ? { replaces } : {}),
+      ...(images?.length ? { images } : {}),
+    };
+    try {
+      await store.beginTurn(sessionId, userMessage, startedAt, session.owner);
+    } catch (error) {
+      void lease.release();
+      const errorId = this.#logError(error, 'storing the message failed');
+      return refuse(ErrorCode.Storage, 'your message could not be saved: send it again in a moment', errorId);
+    }
+    const approvals = await PendingApprovals.forSession(
+      sessionId,
+      store,
+      (frame) => this.broadcast.toSession(sessionId, frame),
+      now,
+      (error, what) => this.#logError(error, what),
+    );
+    desk.approvals = approvals;
+    const turn = new RunningTurn({
+      id: turnId,
+      controller,
+      lease,
+      startedAt,
+      approvals,
+      visitor: peer.visitor,
+    });
+    session.turn = turn;
+    if (this.#shuttingDown) turn.stopForShutdown();
+    await this.#spend(() => this.settings.budgets.turnAccepted(peer.visitor));
+    this.broadcast.toSession(sessionId, {
+      type: 'user_message',
+      sessionId,
+      message: userMessage,
+      ...(clientMessageId === undefined ? {} : { clientMessageId }),
+    });
+    turn.finished = this.#run(session, turn);
+  }
+
+  /** Stops the session's running turn, if any (on whichever instance runs it): the model request and its tools are cancelled. */
+  abort(sessionId: string): void {
+    const session = this.registry.get(sessionId);
+    if (session?.turn) return session.turn.controller.abort();
+    const remoteTurn = session && this.registry.remoteTurn(session);
+    if (remoteTurn) {
+      this.settings.coordination
+        .requestAbort(sessionId, remoteTurn)
+        .catch((error: unknown) =>
+          this.#logError(error, 'passing a stop to the instance running the turn failed'),
+        );
+    }
+  }
+
+  /** A user's approval decision, for the turn this instance runs, or passed to the one that runs it. */
+  decide(sessionId: string, decision: ApprovalDecision): void {
+    const session = this.registry.get(sessionId);
+    if (session?.turn) {
+      session.turn.approvals.take(decision);
+      return;
+    }
+    if (session && this.registry.remoteTurn(session)) {
+      this.settings.coordination
+        .passDecision(sessionId, decision)
+        .catch((error: unknown) =>
+          this.#logError(error, 'passing a decision to the instance running the turn failed'),
+        );
+    }
+  }
+
+  /**
+   * Stops taking turns, stops the running ones (their clients get `shutting_down`), and
+   * waits a while for their final messages to be stored.
+   */
+  async shutdown(): Promise<void> {
+    this.#shuttingDown = true;
+    const running = this.registry.turns();
+    for (const turn of running) turn.stopForShutdown();
+    const grace = new Promise<void>((resolve) => setTimeout(resolve, this.settings.shutdownGraceMs).unref());
+    await Promise.race([Promise.all(running.map((t) => t.finished)), grace]);
+  }
+
+  async #run(session: Session, turn: RunningTurn): Promise<void> {
+    const { agent, store, now, logger, workspaces, contextMessages, images } = this.settings;
+    const sessionId = session.id;
+    let message: ChatMessage;
+    let error: TurnError | undefined;
+    try {
+      const history = (await store.page(sessionId, { limit: contextMessages })).messages;
+      ({ message, error } = await agent.runTurn({
+        sessionId,
+        history,
+        signal: turn.controller.signal,
+        workspace: workspaces.for(sessionId),
+        // Only to a model that reads them: one that does not is told they were there.
+        ...(images ? { images: (id: string) => store.getImage(id) } : {}),
+        approvals: turn.approvals,
+        executions: {
+          starting: (callId, name) =>
+            store.toolStarting({ sessionId, turnId: turn.id, callId, name, at: now() }),
+          ended: (callId, outcome) => store.toolEnded(sessionId, turn.id, callId, outcome, now()),
+        },
+      }));
+    } catch (thrown) {
+      // runTurn reports its failures in its result; reaching here is a bug (or the store).
+      error = {
+        code: ErrorCode.Internal,
+        message: 'internal error',
+        errorId: this.#logError(thrown, 'the turn failed'),
+      };
+      message = { id: `msg_${randomUUID()}`, role: 'assistant', parts: [], createdAt: turn.startedAt };
+    }
+    // The server stopped it (a cap, shutdown): not the visitor's Stop, and the message says so.
+    if (turn.stopReason) error = turn.stopReason;
+    if (error) message = { ...message, status: 'error', error };
+    // A turn another instance took over (this one was presumed dead) stores nothing: that
+    // instance ends it for everyone (fencing), in the shared state and again in the store.
+    const stored = !turn.lease.owned
+      ? { message, errors: [], lost: true as const }
+      : await storeAnswer(store, logger, sessionId, turn.id, message);
+    message = stored.message;
+    const { errors } = stored;
+    if (stored.lost) {
+      // Another instance presumed this one dead and ended the turn for everyone: its
+      // answer stands, and this one is neither stored nor sent (fencing).
+      logger.error(
+        { sessionId, turnId: turn.id },
+        'another instance ended this turn meanwhile: its answer was dropped',
+      );
+    } else {
+      for (const each of errors) this.broadcast.toSession(sessionId, { type: 'error', sessionId, ...each });
+      this.broadcast.toSession(sessionId, {
+        type: 'message',
+        sessionId,
+        message: withoutArguments(forClients(message)),
+      });
+    }
+    session.turn = undefined;
+    await turn.lease.release();
+    const { tokens } = turnTokens(message.usage, turn.chars);
+    await this.#spend(() => this.settings.budgets.turnEnded(turn.visitor, tokens));
+    this.#report(sessionId, turn, message, errors);
+    this.registry.forgetIfIdle(session);
+  }
+
+  /** The `turn ended` log line, and the same summary for a listener (metrics), typed rather than read off the log. */
+  #report(sessionId: string, turn: RunningTurn, message: ChatMessage, errors: TurnError[]): void {
+    const { now, logger, onTurnEnded } = this.settings;
+    const ms = now() - turn.startedAt;
+    const firstChunkMs = turn.firstChunkAt === undefined ? null : turn.firstChunkAt - turn.startedAt;
+    logger.info(
+      {
+        sessionId,
+        status: message.status,
+        ms,
+        firstChunkMs,
+        tools: turn.tools,
+        chars: turn.chars,
+        tokens: message.usage?.totalTokens ?? null,
+        ...(errors.length ? { error: errors.map((e) => e.code).join(',') } : {}),
+      },
+      'turn ended',
+    );
+    try {
+      onTurnEnded({
+        messageId: message.id,
+        status: message.status,
+        ms,
+        firstChunkMs,
+        tools: turn.tools,
+        chars: turn.chars,
+        ...(message.usage ? { usage: message.usage } : {}),
+        errors: errors.map((e) => e.code),
+      });
+    } catch (thrown) {
+      logger.error({ err: thrown }, 'the onTurnEnded listener threw');
+    }
+  }
+
+  /** Why the budgets refuse this peer's send now; a budget that cannot be read refuses nothing. */
+  async #overBudget(peer: Peer) {
+    try {
+      // The turns every instance runs: the limit holds for the whole site.
+      const { coordination } = this.settings;
+      return await this.settings.budgets.refusal(peer.visitor, () =>
+        coordination.runningTurns(() => this.registry.runningTurns),
+      );
+    } catch (error) {
+      this.#logError(error, 'reading the budgets failed: the message was let through');
+      return undefined;
+    }
+  }
+
+  /** Counts against the budgets; a count that cannot be stored is logged, never a failed turn. */
+  async #spend(count: () => Promise<void>): Promise<void> {
+    try {
+      await count();
+    } catch (error) {
+      this.#logError(error, 'counting against the budgets failed');
+    }
+  }
+
+  #logError(error: unknown, what: string): string {
+    return logErrorWithId(this.settings.logger, error, what);
+  }
+}
