@@ -51,8 +51,15 @@ function runTool(name, { timezone = 'UTC' }) {
 const wss = new WebSocketServer({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' }, () =>
   process.send?.({ port: wss.address().port }),
 );
+let failures = 0;
 wss.on('connection', (socket) => {
-  socket.on('message', (text) => turn(socket, String(text)).catch(() => socket.close(1011)));
+  socket.on('message', (text) =>
+    turn(socket, String(text)).catch((error) => {
+      // A failed turn does less work than a whole one: say so, the run is then suspect.
+      if (++failures <= 3) console.error(`turn relay: turn failed: ${error.cause?.message ?? error.message}`);
+      socket.close(1011);
+    }),
+  );
 });
 
 async function turn(socket, text) {
@@ -82,11 +89,16 @@ async function turn(socket, text) {
 
 /** One streamed completion: relays text and argument fragments; resolves with the calls. */
 async function modelRound(socket, messages) {
-  const response = await fetch(`${UPSTREAM}/v1/chat/completions`, {
+  const request = {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'bench', stream: true, messages, tools: TOOLS }),
-  });
+  };
+  // One retry when the request fails before an answer (a kept-alive connection the
+  // upstream closed meanwhile), as the model SDKs do.
+  const response = await fetch(`${UPSTREAM}/v1/chat/completions`, request).catch(() =>
+    fetch(`${UPSTREAM}/v1/chat/completions`, request),
+  );
   if (!response.ok) throw new Error(`upstream ${response.status}`);
   const calls = [];
   const decoder = new TextDecoder();

@@ -67,4 +67,8 @@ const server = createServer(async (req, res) => {
   res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: '}' } }] }));
   res.end(chunk({}, 'tool_calls') + 'data: [DONE]\n\n');
 });
+// Idle connections stay open a minute (Node's default is 5 s): on a starved machine a
+// client can otherwise reuse a kept-alive connection just as the upstream closes it, and
+// the turn fails with "other side closed" before its second round.
+server.keepAliveTimeout = 60_000;
 server.listen(PORT, '127.0.0.1', () => process.send?.({ port: server.address().port }));
