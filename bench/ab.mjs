@@ -7,7 +7,17 @@
 //   node bench/ab.mjs 200 3                             # 200 sessions, as benchmark 2
 //
 // Load `session`: bench/turn-cost.mjs's (1,000 one-fragment sessions over 10 s); a
-// number: that many sessions streaming 25 fragments/s for 20 s (benchmark 2's).
+// number: that many sessions streaming 25 fragments/s for 20 s (benchmark 2's). The
+// server keeps its history as users run it (SQLite in a fresh data folder);
+// BENCH_HISTORY=memory compares the builds with history in memory instead.
+//
+// Load `relay`: benchmark 2c's (bench/relay-cost.mjs), issue 29's guardrail: at 250 and
+// then 350 sessions (AB_SESSIONS=250,350; AB_SECONDS=20 per stream), each round runs the two builds and the turn
+// relay (bench/baseline-turn-relay.mjs) on the same load, order rotating; reports CPU per
+// fragment of each build, after/before, and each build against the relay (the median of
+// the rounds' ratios, each round's runs being next to each other in time):
+//
+//   node bench/ab.mjs relay 3
 //
 // FIGURE=cpuMsPerFragment (or any other figure of a step) compares that instead of the p99.
 //
@@ -31,6 +41,7 @@ const [load = 'session', repeats = '3', before = 'server/dist-before', after = '
   process.argv.slice(2);
 const builds = { before, after };
 const perSession = load === 'session';
+const relay = load === 'relay';
 const widget = load === 'resume' || load === 'render';
 // FIGURE=a,b compares several figures of the same runs.
 const figures = (
@@ -41,7 +52,9 @@ const figures = (
       ? 'mainThreadBusyShare'
       : perSession
         ? 'cpuMsPerSession'
-        : 'p99')
+        : relay
+          ? 'cpuMsPerFragment'
+          : 'p99')
 ).split(',');
 
 /** A widget build into widget/dist, where the server reads it. */
@@ -49,6 +62,12 @@ function useWidget(dir) {
   for (const file of readdirSync(dir).filter((f) => /^aalis-chat.*\.js$/.test(f)))
     copyFileSync(join(dir, file), join(root, 'widget/dist', file));
 }
+
+if (relay) {
+  await relayAb();
+  process.exit(0);
+}
+
 const runs = { before: [], after: [] };
 
 for (let round = 0; round < Number(repeats); round++) {
@@ -82,3 +101,42 @@ for (const figure of figures) {
 }
 // The widget build left in place is the one the working tree made.
 if (widget) useWidget(builds.after);
+
+/** Load `relay`: both builds and the turn relay, per session count, order rotating. */
+async function relayAb() {
+  const names = ['before', 'after', 'turn'];
+  for (const sessions of (process.env.AB_SESSIONS ?? '250,350').split(',').map(Number)) {
+    const rounds = [];
+    for (let round = 0; round < Number(repeats); round++) {
+      const steps = {};
+      for (const name of names.map((_, i) => names[(i + round) % names.length])) {
+        if (name === 'turn') delete process.env.BENCH_SERVER_DIST;
+        else process.env.BENCH_SERVER_DIST = builds[name];
+        const step = await scaleStep(sessions, {
+          target: name === 'turn' ? 'turn' : 'aalis',
+          seconds: Number(process.env.AB_SECONDS ?? 20),
+          warmUp: 100,
+        });
+        if (step.finalExact !== sessions || step.lost)
+          throw new Error(`${name}: turns did not all end exactly`);
+        steps[name] = step;
+        console.error(
+          `${sessions} sessions, ${name}: ${figures.map((figure) => `${figure} ${ms(step[figure], 4)}`).join(', ')}`,
+        );
+      }
+      rounds.push(steps);
+    }
+    for (const figure of figures) {
+      const of = (name) => median(rounds.map((steps) => steps[name][figure]));
+      const ratio = (a, b) => median(rounds.map((steps) => steps[a][figure] / steps[b][figure]));
+      const history = rounds[0].before.history;
+      console.log(`${sessions} sessions (${history} history), ${figure}, median of ${repeats}:`);
+      for (const name of names)
+        console.log(`  ${name === 'turn' ? 'turn relay' : `${name} (${builds[name]})`}: ${ms(of(name), 4)}`);
+      console.log(`  after/before: ${ratio('after', 'before').toFixed(3)}`);
+      console.log(
+        `  before/turn relay: ${ratio('before', 'turn').toFixed(3)}, after/turn relay: ${ratio('after', 'turn').toFixed(3)}`,
+      );
+    }
+  }
+}

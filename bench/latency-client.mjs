@@ -1,5 +1,5 @@
 // A client in its own process: starts SESSIONS turns (one per connection) on TARGET
-// (`aalis` or `baseline` over a WebSocket, `peer` over HTTP with an SSE answer) at
+// (`aalis`, `baseline` or `turn` over a WebSocket, `peer` over HTTP with an SSE answer) at
 // TARGET_URL, and records when each tool-call fragment arrived (process.hrtime). The
 // tool call's id, `call_<stream>`, says which upstream stream a fragment belongs to (for
 // the relay, which forwards the model's chunks as they are, so does the tool's name,
@@ -83,6 +83,27 @@ function runBaseline(done) {
   return () => socket.terminate();
 }
 
+/** bench/baseline-turn-relay.mjs: a frame per fragment, the tool's result, text, the end. */
+function runTurnRelay(done) {
+  const socket = new WebSocket(TARGET_URL);
+  let fragment = 0;
+  socket.on('error', done);
+  socket.on('close', done);
+  socket.on('open', () => socket.send(TEXT));
+  socket.on('message', (data) => {
+    const now = Number(process.hrtime.bigint());
+    const frame = JSON.parse(data.toString());
+    if (frame.args === ' ') arrived(Number(frame.id.slice(5)), ++fragment, fragment, now);
+    else if (frame.done) {
+      // The relay's own count of the arguments' characters, as Aalis's final count.
+      finalChars.push(frame.chars);
+      socket.close();
+      done();
+    }
+  });
+  return () => socket.terminate();
+}
+
 /** One POST, answered with the AI SDK's UI message stream (SSE, one JSON chunk per event). */
 function runPeer(done) {
   const req = request(TARGET_URL, { method: 'POST', agent: false }, (res) => {
@@ -111,7 +132,7 @@ function runPeer(done) {
   return () => req.destroy();
 }
 
-const run = { aalis: runAalis, baseline: runBaseline, peer: runPeer }[TARGET];
+const run = { aalis: runAalis, baseline: runBaseline, turn: runTurnRelay, peer: runPeer }[TARGET];
 
 /** One turn, ended by its client, its connection, or the timeout. */
 const turn = () =>

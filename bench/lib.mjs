@@ -1,7 +1,9 @@
 // Shared pieces of the benchmarks: processes, ports, statistics.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -10,16 +12,23 @@ export const root = fileURLToPath(new URL('..', import.meta.url));
 /** The `ws` the server uses (the root may hold an older one, for the test tools). */
 export const ws = createRequire(`${root}server/package.json`)('ws');
 
-// Services this process started die with it, whatever way it ends.
+// Services this process started die with it, whatever way it ends, and the data folders
+// made for them go with them.
 const children = new Set();
+const dataDirs = new Set();
 const track = (child) => {
   children.add(child);
   child.once('exit', () => children.delete(child));
   return child;
 };
+const removeDir = (dir) => {
+  rmSync(dir, { recursive: true, force: true });
+  dataDirs.delete(dir);
+};
 for (const signal of ['exit', 'SIGINT', 'SIGTERM']) {
   process.once(signal, () => {
     for (const child of children) child.kill('SIGKILL');
+    for (const dir of dataDirs) removeDir(dir);
     if (signal !== 'exit') process.exit(1);
   });
 }
@@ -104,14 +113,28 @@ function spawnService(command, args, env) {
 }
 
 /**
+ * Where the benchmarks' Aalis server keeps its history: `durable` (the default, what users
+ * run: SQLite in a data folder, a fresh temporary one per server, removed when it exits)
+ * or `memory` (AALIS_DATA_DIR=:memory:, the benchmarks' setting before issue 29).
+ * BENCH_HISTORY=memory makes memory the default of a whole run.
+ */
+export const HISTORIES = ['durable', 'memory'];
+export const defaultHistory = () => {
+  const history = process.env.BENCH_HISTORY ?? 'durable';
+  if (!HISTORIES.includes(history))
+    throw new Error(`BENCH_HISTORY=${history}: use one of ${HISTORIES.join(', ')}`);
+  return history;
+};
+
+/**
  * The Aalis server as `aalis-server` runs it (or the build in `dist`), on a model at
- * `upstreamUrl`, history in memory; pinned to `cpu` when given, with `nodeArgs` (say,
- * `--cpu-prof`) for node and `env` over its environment (say, `AALIS_REDIS_URL`).
- * Resolves once it answers /healthz.
+ * `upstreamUrl`, its history `history` (see HISTORIES); pinned to `cpu` when given, with
+ * `nodeArgs` (say, `--cpu-prof`) for node and `env` over its environment (say,
+ * `AALIS_REDIS_URL`). Resolves once it answers /healthz.
  */
 export async function startAalis(
   upstreamUrl,
-  { cpu, dist = process.env.BENCH_SERVER_DIST, nodeArgs = [], env = {} } = {},
+  { cpu, dist = process.env.BENCH_SERVER_DIST, nodeArgs = [], env = {}, history = defaultHistory() } = {},
 ) {
   const port = await freePort();
   // BENCH_SERVER_DIST runs another build (say, a copy of server/dist from before a
@@ -123,20 +146,27 @@ export async function startAalis(
       : [join(root, 'server/bin/aalis-server.js')]),
   ];
   const [command, args] = nodeCommand(cli, cpu);
+  // A fresh data folder per server: no history from an earlier run to open or grow.
+  const dataDir =
+    history === 'durable' && env.AALIS_DATA_DIR === undefined
+      ? mkdtempSync(join(tmpdir(), 'aalis-bench-data-'))
+      : undefined;
+  if (dataDir) dataDirs.add(dataDir);
   const child = spawnService(command, args, {
     PORT: String(port),
     OPENAI_API_KEY: 'bench',
     OPENAI_BASE_URL: `${upstreamUrl}/v1`,
     LOG_LEVEL: 'silent',
-    AALIS_DATA_DIR: ':memory:',
+    AALIS_DATA_DIR: dataDir ?? ':memory:',
     // Every bench client comes from loopback: per-IP limits would cap the load itself.
     AALIS_IP_MAX_CONNECTIONS: '0',
     AALIS_IP_CONNECTIONS_PER_MINUTE: '0',
     AALIS_IP_SENDS_PER_MINUTE: '0',
     ...env,
   });
+  if (dataDir) child.once('exit', () => removeDir(dataDir));
   await waitForHttp(`http://127.0.0.1:${port}/healthz`);
-  return { child, port };
+  return { child, port, history, dataDir };
 }
 
 async function waitForHttp(url, timeoutMs = 15_000) {

@@ -11,14 +11,17 @@ export function renderReport({
   latency,
   scale,
   turnCost,
+  relayCost,
   render,
   resume,
   idle,
   scroll,
   widgetBundle,
 }) {
+  // Aalis's lines say where its history lived (results before issue 29 do not: memory).
+  const label = (r) => r.label ?? (r.history ? `aalis (${r.history} history)` : r.target);
   const scaleRow = (r) =>
-    `| ${r.target} | ${r.sessions} | ${r.fragmentsPerSecond} | ${ms(r.p50)} | **${ms(r.p99)}** (${(r.p99s ?? [r.p99]).map((p) => ms(p, 1)).join(', ')}) | ${ms(r.p99ByPhase.start, 1)} / ${ms(r.p99ByPhase.middle, 1)} / ${ms(r.p99ByPhase.end, 1)} | ${ms(r.max, 1)} | ${r.lost} | ${r.finalExact}/${r.sessions} | ${ms(r.cpuMsPerFragment, 3)} | ${Math.round(r.cpuShare * 100)}% | ${r.memoryKbPerSession} | ${Math.round(r.harnessCoreBusy * 100)}% |`;
+    `| ${label(r)} | ${r.sessions} | ${r.fragmentsPerSecond} | ${ms(r.p50)} | **${ms(r.p99)}** (${(r.p99s ?? [r.p99]).map((p) => ms(p, 1)).join(', ')}) | ${ms(r.p99ByPhase.start, 1)} / ${ms(r.p99ByPhase.middle, 1)} / ${ms(r.p99ByPhase.end, 1)} | ${ms(r.max, 1)} | ${r.lost} | ${r.finalExact}/${r.sessions} | ${ms(r.cpuMsPerFragment, 3)} | ${Math.round(r.cpuShare * 100)}% | ${r.memoryKbPerSession} | ${Math.round(r.harnessCoreBusy * 100)}% |`;
 
   /** The largest count a target held; "≥" when it still passed the last step. */
   const held = (target) =>
@@ -44,8 +47,17 @@ export function renderReport({
       : 'Harness checks: every arrival matched one write, none came twice, no turn hung.';
   const hand = join(root, 'bench/FINDINGS.md');
   // Benchmarks run again on their own after the full run (BENCH_ONLY), with their date.
-  const sections = { latency: 1, scale: '2 and 3', turnCost: '2b', render: 4, resume: 5, idle: 6, scroll: 7 };
-  const figures = { latency, scale, turnCost, render, resume, idle, scroll };
+  const sections = {
+    latency: 1,
+    scale: '2 and 3',
+    turnCost: '2b',
+    relayCost: '2c',
+    render: 4,
+    resume: 5,
+    idle: 6,
+    scroll: 7,
+  };
+  const figures = { latency, scale, turnCost, relayCost, render, resume, idle, scroll };
   const apart = Object.entries(sections)
     .filter(([name]) => figures[name]?.measuredAt)
     .map(([name, number]) => `benchmark ${number} on ${figures[name].measuredAt}`);
@@ -96,14 +108,18 @@ staggered starts and second rounds included.
 | path | sessions | fragments/s | p50 ms | p99 ms (runs) | p99 start / middle / end | max ms | lost | final exact | CPU ms/fragment | CPU | memory KiB/session | core 1 |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${scale.results.map(scaleRow).join('\n')}
-${scaleRow({ ...over, target: 'aalis (overload, one run)' })}
+${scaleRow({ ...over, label: `aalis (overload, one run${over.history ? `, ${over.history} history` : ''})` })}
 
 Overload recovery: right after the ${over.sessions} sessions, on the same server, ${over.recovery.sessions} sessions: p50
 ${ms(over.recovery.p50)} ms, p99 **${ms(over.recovery.p99)} ms** (start / middle / end ${ms(over.recovery.p99ByPhase.start, 1)} / ${ms(over.recovery.p99ByPhase.middle, 1)} / ${ms(over.recovery.p99ByPhase.end, 1)}),
 final count exact in ${over.recovery.finalExact}/${over.recovery.sessions}, ${over.recovery.lost} fragments lost.
 ${integrity}
 
-Largest count with a median p99 at or under ${scale.boundMs} ms: Aalis **${held('aalis')}**, the relay
+Largest count with a median p99 at or under ${scale.boundMs} ms: Aalis **${held('aalis')}**${
+    scale.largest['aalis-memory'] !== undefined || scale.atLeast['aalis-memory'] !== undefined
+      ? ` (history in memory: ${held('aalis-memory')})`
+      : ''
+  }, the relay
 **${held('baseline')}**, the AI SDK peer **${held('peer')}**${heldRatio ? ` (${heldRatio})` : ''}.
 ${cpuAtPeer ? `CPU per fragment at ${cpuAtPeer[0].sessions} sessions, the peer's largest: the peer ${ms(cpuAtPeer[1].cpuMsPerFragment, 3)} ms, Aalis ${ms(cpuAtPeer[0].cpuMsPerFragment, 3)} ms (peer/Aalis ${(cpuAtPeer[1].cpuMsPerFragment / cpuAtPeer[0].cpuMsPerFragment).toFixed(2)}).` : ''}
 For scale (figures from the issue, not measured here): a fetch-based relay on one core
@@ -119,11 +135,21 @@ second.
 
 | path | CPU ms per session | ratio to Aalis |
 | --- | --- | --- |
-| baseline relay (one model round, no tool) | ${ms(turnCost.baseline)} | ${(turnCost.baseline / turnCost.aalis).toFixed(2)} |
-| Aalis (two rounds, runs \`get_time\`) | ${ms(turnCost.aalis)} | 1.00 |
+| baseline relay (one model round, no tool) | ${ms(turnCost.baseline)} | ${(turnCost.baseline / turnCost.aalis).toFixed(2)} |${
+    turnCost.turn === undefined
+      ? ''
+      : `
+| turn relay (two rounds, runs its \`get_time\`) | ${ms(turnCost.turn)} | ${(turnCost.turn / turnCost.aalis).toFixed(2)} |`
+  }
+| Aalis (two rounds, runs \`get_time\`)${turnCost.aalisMemory === undefined ? '' : ', durable history'} | ${ms(turnCost.aalis)} | 1.00 |${
+    turnCost.aalisMemory === undefined
+      ? ''
+      : `
+| Aalis, history in memory | ${ms(turnCost.aalisMemory)} | ${(turnCost.aalisMemory / turnCost.aalis).toFixed(2)} |`
+  }
 | AI SDK peer (two steps, runs its \`get_time\`) | ${ms(turnCost.peer)} | ${(turnCost.peer / turnCost.aalis).toFixed(2)} |
 
-## 4. The widget
+${relayCost ? relayCostSection(relayCost) : ''}## 4. The widget
 
 Headless Chromium, the script-tag build, a 300-message transcript above three cards
 fed 100 progress frames a second each for 10 s (bench/widget-render.mjs).
@@ -191,6 +217,46 @@ Goal: no long task: **${scroll.longTasks === 0 ? 'met' : 'missed'}**.
   }
 ${existsSync(hand) ? readFileSync(hand, 'utf8') : ''}`;
   return report;
+}
+
+/** Benchmark 2c: CPU per fragment against the relay that does the turn's whole work. */
+function relayCostSection({ results, repeats, seconds, warmUp }) {
+  const row = (sessions, name, figures, ratio) =>
+    `| ${sessions} | ${name} | ${ms(figures.cpuMsPerFragment, 4)} (${figures.runs.map((r) => ms(r, 4)).join(', ')}) | ${
+      ratio ? `**${ms(ratio.median)}** (${ratio.perRound.map((r) => ms(r)).join(', ')})` : '1.00'
+    } | ${ms(figures.p99, 1)} | ${figures.finalExact}/${sessions} | ${figures.lost} | ${Math.round(figures.harnessCoreBusy * 100)}% |`;
+  const rows = results.flatMap(({ sessions, byTarget, ratios }) => [
+    row(sessions, 'Aalis, durable history', byTarget.aalis, ratios.aalis),
+    row(sessions, 'Aalis, history in memory', byTarget['aalis-memory'], ratios['aalis-memory']),
+    row(sessions, 'turn relay', byTarget.turn),
+  ]);
+  return `## 2c. CPU per fragment against a relay that does the turn's whole work
+
+Benchmark 2's load (each session streams a \`get_time\` call whose arguments arrive at 25
+fragments/s for ${seconds} s, then a second model round answers with text) through the Aalis
+server and through the turn relay (bench/baseline-turn-relay.mjs: relays each argument
+fragment, parses the arguments, runs the tool in-process, sends the result back in a
+second round, relays the text; no agent, reducer, validation or history). Server alone on
+core 0, each run on a fresh server warmed up with ${warmUp} one-fragment turns; ${repeats} rounds,
+each running every target once, order rotating. The ratio is taken within each round and
+its median reported (each round's in brackets). Command: \`node bench/relay-cost.mjs ${repeats} ${seconds}\`.
+
+| sessions | server | CPU ms/fragment (runs) | ratio to the turn relay (rounds) | p99 ms | final exact | lost | core 1 |
+| --- | --- | --- | --- | --- | --- | --- | --- |
+${rows.join('\n')}
+
+Goal (issue 29): at most 1.2× the turn relay with durable history: **${
+    // A run whose turns did not all end did less than the whole work: it decides nothing.
+    results.some(({ sessions, byTarget }) =>
+      Object.values(byTarget).some((t) => t.finalExact !== sessions || t.lost),
+    )
+      ? 'not decided (turns did not all end)'
+      : results.every(({ ratios }) => ratios.aalis.median <= 1.2)
+        ? 'met'
+        : 'missed'
+  }**.
+
+`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

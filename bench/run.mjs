@@ -1,6 +1,9 @@
 // `npm run bench`: runs the benchmarks, keeps every figure in bench/results.json and
 // writes bench/RESULTS.md from it (bench/report.mjs) with the machine and the date.
 // Needs the server and the widget built (npm run build && npm run build -w @aalis/widget).
+// The Aalis server keeps its history as users run it, durable (SQLite in a fresh data
+// folder per server); the sweep and the per-session and per-fragment costs add a line with
+// history in memory. BENCH_HISTORY=memory runs every other benchmark with memory.
 import { cpus, totalmem } from 'node:os';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +15,7 @@ import { scaleBench } from './scale.mjs';
 import { resumeBench } from './resume.mjs';
 import { idleBench } from './idle.mjs';
 import { renderReport } from './report.mjs';
+import { relayCostBench } from './relay-cost.mjs';
 import { turnCostBench } from './turn-cost.mjs';
 import { widgetRenderBench } from './widget-render.mjs';
 import { widgetScrollBench } from './widget-scroll.mjs';
@@ -39,6 +43,10 @@ const benchmarks = {
     () => scaleBench(quick ? { steps: [10, 20], repeats: 1, seconds: 8, overload: 60, warmUp: 10 } : {}),
   ],
   turnCost: ['bench 2b: what one session costs the server…', () => turnCostBench({ repeats: quick ? 1 : 3 })],
+  relayCost: [
+    'bench 2c: CPU per fragment against a relay that does the turn’s whole work…',
+    () => relayCostBench(quick ? { counts: [20], repeats: 1, seconds: 4, warmUp: 10 } : {}),
+  ],
   render: [
     'bench 4: the widget under three busy cards…',
     () => widgetRenderBench(quick ? { seconds: 2 } : {}),

@@ -1,5 +1,9 @@
 // Benchmarks 2 and 3: how many sessions one server core holds, for the Aalis server, the
-// baseline relay and the AI SDK peer. The server runs alone on core 0; the fake upstream
+// baseline relay and the AI SDK peer. Targets: `aalis` (history as BENCH_HISTORY says,
+// durable SQLite in a fresh data folder by default, as users run it), `aalis-memory`
+// (history in memory), `turn` (bench/baseline-turn-relay.mjs, a relay that does the
+// turn's whole work), `baseline` (bench/baseline-relay.mjs, one round relayed as is) and
+// `peer` (the AI SDK). The server runs alone on core 0; the fake upstream
 // and the clients (one process, one connection per session) share core 1 (taskset).
 // Every session streams one tool call at RATE fragments a second for SECONDS. Reports,
 // per step: fragments delivered per second, p50/p99/max latency (also by where the
@@ -84,27 +88,39 @@ function clientSummary(out, writes, sessions, fragments) {
   };
 }
 
-/** Starts what a step measures on core 0; resolves with the process and the URL clients use. */
+/** The scripts of the targets that are not Aalis, and what their upstream is told. */
+const OTHERS = {
+  peer: { script: 'bench/peer/server.mjs', env: { TOOL_NAME: BENCH_TOOL }, path: '/chat', scheme: 'http' },
+  turn: { script: 'bench/baseline-turn-relay.mjs', env: {}, path: '', scheme: 'ws' },
+  baseline: { script: 'bench/baseline-relay.mjs', env: {}, path: '', scheme: 'ws' },
+};
+
+/** What the client process speaks to a target (`aalis-memory` is the Aalis protocol). */
+const clientOf = (target) => (target.startsWith('aalis') ? 'aalis' : target);
+
+/**
+ * Starts what a step measures on core 0; resolves with the process, the URL clients use
+ * and, for Aalis, where its history lives.
+ */
 async function startTarget(target, upstreamUrl, serverEnv) {
-  if (target === 'aalis') {
-    const { child, port } = await startAalis(upstreamUrl, { cpu: 0, env: serverEnv });
-    return { child, url: `ws://127.0.0.1:${port}/ws` };
+  if (clientOf(target) === 'aalis') {
+    const history = target === 'aalis-memory' ? 'memory' : undefined;
+    const started = await startAalis(upstreamUrl, {
+      cpu: 0,
+      env: serverEnv,
+      ...(history ? { history } : {}),
+    });
+    return { child: started.child, url: `ws://127.0.0.1:${started.port}/ws`, history: started.history };
   }
-  if (target === 'peer') {
-    ensurePeerInstalled();
-    const { child, port } = await forkService(
-      join(root, 'bench/peer/server.mjs'),
-      { UPSTREAM: upstreamUrl, TOOL_NAME: BENCH_TOOL },
-      { cpu: 0 },
-    );
-    return { child, url: `http://127.0.0.1:${port}/chat` };
-  }
+  const other = OTHERS[target];
+  if (!other) throw new Error(`no target ${target}`);
+  if (target === 'peer') ensurePeerInstalled();
   const { child, port } = await forkService(
-    join(root, 'bench/baseline-relay.mjs'),
-    { UPSTREAM: upstreamUrl },
+    join(root, other.script),
+    { UPSTREAM: upstreamUrl, ...other.env },
     { cpu: 0 },
   );
-  return { child, url: `ws://127.0.0.1:${port}` };
+  return { child, url: `${other.scheme}://127.0.0.1:${port}${other.path}` };
 }
 
 /**
@@ -129,7 +145,8 @@ export async function scaleStep(
 ) {
   const upstream = await forkService(
     join(root, 'bench/upstream.mjs'),
-    // Aalis and the peer run a tool they know, as a real turn does; the relay runs none.
+    // Aalis, the turn relay and the peer run a tool they know, as a real turn does; the
+    // first relay runs none (the tool's name tells its client the stream).
     {
       FRAGMENTS: String(fragments),
       RATE: String(rate),
@@ -142,10 +159,11 @@ export async function scaleStep(
     const started = await startTarget(target, `http://127.0.0.1:${upstream.port}`, serverEnv);
     server = started.child;
     const { url } = started;
+    const client = clientOf(target);
     if (warmUp)
       await runClients({
         url,
-        target,
+        target: client,
         sessions: warmUp,
         fragments: 1,
         staggerMs: 2000,
@@ -159,7 +177,7 @@ export async function scaleStep(
     let rssPeak = rssBefore;
     const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssKb(server.pid))), 500);
     const startedAt = performance.now();
-    const out = await runClients({ url, target, sessions, fragments, staggerMs, cpu: 1 });
+    const out = await runClients({ url, target: client, sessions, fragments, staggerMs, cpu: 1 });
     const elapsed = (performance.now() - startedAt) / 1000;
     clearInterval(sampler);
     const ticksAfter = cpuTicks(server.pid);
@@ -167,12 +185,13 @@ export async function scaleStep(
     const kernelTicks = ticksAfter.kernel - ticksBefore.kernel;
     const ticks = ticksAfter.user - ticksBefore.user + kernelTicks;
     const after = recovery
-      ? await runClients({ url, target, sessions: recovery, fragments, staggerMs, cpu: 1 })
+      ? await runClients({ url, target: client, sessions: recovery, fragments, staggerMs, cpu: 1 })
       : undefined;
     const writes = await readWrites(`http://127.0.0.1:${upstream.port}`);
     const summary = clientSummary(out, writes, sessions, fragments);
     return {
       target,
+      ...(started.history ? { history: started.history } : {}),
       sessions,
       fragmentsPerSecond: Math.round(summary.delivered / elapsed),
       ...summary,
@@ -219,8 +238,8 @@ function medianOfRuns(runs) {
 }
 
 /**
- * Steps the session count up through the Aalis server, the baseline relay and the AI SDK
- * peer: each count `repeats` times per target, each run on a fresh server warmed up with
+ * Steps the session count up through the Aalis server (durable history, then history in
+ * memory), the baseline relay and the AI SDK peer: each count `repeats` times per target, each run on a fresh server warmed up with
  * `warmUp` one-fragment turns. A target steps on while its median p99 stays within the
  * bound; one that misses the first step gets one try at half of it, so that every target
  * has a count to compare. `largest[target]` is the largest count within the bound, and
@@ -235,7 +254,8 @@ export async function scaleBench({
   boundMs = 50,
   repeats = 3,
   warmUp = 100,
-  targets = ['aalis', 'baseline', 'peer'],
+  // Durable history first, as users run it; memory second.
+  targets = ['aalis', 'aalis-memory', 'baseline', 'peer'],
 } = {}) {
   const results = [];
   const largest = {};
@@ -261,6 +281,7 @@ export async function scaleBench({
     if (!stepping.size) break;
   }
   const atLeast = Object.fromEntries(targets.map((t) => [t, stepping.has(t)]));
+  // The overload runs Aalis as users run it (history as BENCH_HISTORY says, durable by default).
   const overloaded = await scaleStep(overload, { seconds, warmUp, recovery: steps[0] });
   console.error(
     `scale: ${overload} sessions: p99 ${overloaded.p99.toFixed(1)} ms, then ${steps[0]}: ${overloaded.recovery.p99.toFixed(1)} ms`,

@@ -1,11 +1,18 @@
-// A fake OpenAI-compatible model in its own process, for benchmarks. Each completion
-// request streams one tool call whose arguments arrive in FRAGMENTS pieces at RATE per
-// second (real SSE format); a request that carries tool results gets a short answer.
+// A fake OpenAI-compatible model in its own process, for benchmarks. A turn is two
+// rounds, as a tool-using model's is:
+// - a completion request without tool results streams one tool call whose arguments
+//   arrive in FRAGMENTS pieces at RATE per second (real SSE format): `{`, then FRAGMENTS
+//   blanks, then `}` (the arguments `{}`), and finishes with `tool_calls`;
+// - a request that carries the tool's result (a `tool` message) streams a short text
+//   answer and finishes with `stop`.
 // The call id, `call_<id>`, tells a client whose fragment it received. The tool is
-// TOOL_NAME, one the server runs; without it, it is named after the stream (`t_<id>`)
-// for the relay, which shows the model's chunks as they are. Every fragment's write time (process.hrtime, the system's monotonic
-// clock, comparable across processes) is kept in memory, so no disk write disturbs the
-// pacing, and served at GET /writes as lines "<stream id> <fragment> <ns>".
+// TOOL_NAME, one the server runs (Aalis, the turn relay and the AI SDK peer run
+// `get_time`); without it, it is named after the stream (`t_<id>`) for the first relay
+// (bench/baseline-relay.mjs), which shows the model's chunks as they are and runs no tool.
+// A user message `warm-up` gets a one-fragment call. Every fragment's write time
+// (process.hrtime, the system's monotonic clock, comparable across processes) is kept in
+// memory, so no disk write disturbs the pacing, and served at GET /writes as lines
+// "<stream id> <fragment> <ns>".
 import { createServer } from 'node:http';
 
 const FRAGMENTS = Number(process.env.FRAGMENTS ?? 200);
@@ -60,4 +67,8 @@ const server = createServer(async (req, res) => {
   res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: '}' } }] }));
   res.end(chunk({}, 'tool_calls') + 'data: [DONE]\n\n');
 });
+// Idle connections stay open a minute (Node's default is 5 s): on a starved machine a
+// client can otherwise reuse a kept-alive connection just as the upstream closes it, and
+// the turn fails with "other side closed" before its second round.
+server.keepAliveTimeout = 60_000;
 server.listen(PORT, '127.0.0.1', () => process.send?.({ port: server.address().port }));
