@@ -6,19 +6,26 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import prettier from 'prettier';
 import { configSchema } from '../dist/config/config-schema.js';
-import { withSettingsTable } from '../dist/config/readme-table.js';
+import { settingsTable, withSettingsTable } from '../dist/config/readme-table.js';
 
 const at = (path) => fileURLToPath(new URL(`../${path}`, import.meta.url));
 
-async function write(path, text) {
+/** `text` as Prettier writes it in `path` (its language told by the name). */
+async function format(text, path) {
   const file = at(path);
-  const options = { ...(await prettier.resolveConfig(file)), filepath: file };
-  const formatted = await prettier.format(text, options);
+  return prettier.format(text, { ...(await prettier.resolveConfig(file)), filepath: file });
+}
+
+async function write(path, formatted) {
+  const file = at(path);
   const before = readFileSync(file, 'utf8');
   if (before === formatted) return console.log(`${path}: up to date`);
   writeFileSync(file, formatted);
   console.log(`${path}: written`);
 }
 
-await write('schema/aalis-config.schema.json', JSON.stringify(configSchema(), null, 2));
-await write('README.md', withSettingsTable(readFileSync(at('README.md'), 'utf8')));
+const schema = 'schema/aalis-config.schema.json';
+await write(schema, await format(JSON.stringify(configSchema(), null, 2), schema));
+// Only the table is formatted (as a markdown file of its own): the rest of the README is left as it is.
+const table = await format(settingsTable(), 'README.md');
+await write('README.md', withSettingsTable(readFileSync(at('README.md'), 'utf8'), table));

@@ -60,10 +60,17 @@ export function settingsTable(): string {
   return [line(rows[0]!), line(widths.map((w) => '-'.repeat(w))), ...rows.slice(1).map(line)].join('\n');
 }
 
-/** `readme` with the text between the markers replaced by the table; a README without them is a mistake. */
-export function withSettingsTable(readme: string): string {
-  const start = readme.indexOf(TABLE_START);
+/** The text between the markers, and where it is in `readme`; a README without them is a mistake. */
+export function tableSection(readme: string): { start: number; end: number; text: string } {
+  const start = readme.indexOf(TABLE_START) + TABLE_START.length;
   const end = readme.indexOf(TABLE_END);
-  if (start < 0 || end < start) throw new Error(`the README has no ${TABLE_START} ... ${TABLE_END} section`);
-  return `${readme.slice(0, start + TABLE_START.length)}\n\n${settingsTable()}\n\n${readme.slice(end)}`;
+  if (start < TABLE_START.length || end < start)
+    throw new Error(`the README has no ${TABLE_START} ... ${TABLE_END} section`);
+  return { start, end, text: readme.slice(start, end) };
+}
+
+/** `readme` with `table` (the table, formatted) between the markers. */
+export function withSettingsTable(readme: string, table = settingsTable()): string {
+  const { start, end } = tableSection(readme);
+  return `${readme.slice(0, start)}\n\n${table.trim()}\n\n${readme.slice(end)}`;
 }
