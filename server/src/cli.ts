@@ -5,8 +5,10 @@
  * Bad configuration prints one line and exits 2.
  */
 import { maskUrl } from './util/secrets.js';
-import { ConfigError, ENVIRONMENT, loadServerConfig, type LoadedConfig } from './config/server-config.js';
+import { ConfigError, loadServerConfig, type LoadedConfig } from './config/server-config.js';
 import { CONFIG_SCHEMA_FILE } from './config/file-schema.js';
+import { environmentHelp } from './config/environment-help.js';
+import { SETTINGS } from './config/settings/index.js';
 import { listenProblem } from './config/startup-problems.js';
 import { describeHosts } from './transport/host-guard.js';
 
@@ -24,10 +26,11 @@ Usage: aalis-server [--config FILE] [--check] [--help]
   --help, -h      this text
 
 Configured by environment variables:
-${ENVIRONMENT.map(([name, fallback, meaning]) => `  ${name.padEnd(22)} ${meaning}${fallback ? ` (default: ${fallback})` : ''}`).join('\n')}
-  AALIS_CONFIG           the configuration file, when --config names none
+${environmentHelp()}
 
-The file also sets what only it can: systemPrompt, welcome, starters, builtinTools, mcpServers, approval
+The file also sets what only it can: ${SETTINGS.filter((s) => s.key && !s.variables.length)
+  .map((s) => s.key)
+  .join(', ')}
 (see the server's README, "Configuration file").
 
 Serves GET /ws (the protocol), GET /healthz, GET /healthz/details (loopback or
@@ -71,7 +74,8 @@ export async function main(argv: string[], env: Record<string, string | undefine
     if (args.check) return await (await import('./config/check.js')).checkConfiguration(loaded);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    console.error(`aalis-server: ${error.message}`);
+    // Every mistake found, a line each.
+    for (const line of error.message.split('\n')) console.error(`aalis-server: ${line}`);
     return 2;
   }
   const { config, file } = loaded;

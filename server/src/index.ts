@@ -25,7 +25,6 @@ export { createClientIp, type ClientIpOf } from './transport/client-ip.js';
 export {
   createTokenVerifier,
   createVisitorAuth,
-  loadAuthConfig,
   VISITOR_REFUSED_REASON,
   type AuthConfig,
   type AuthMode,
@@ -34,12 +33,12 @@ export {
   type VisitorAuth,
 } from './identity/index.js';
 export { listenProblem } from './config/startup-problems.js';
+export { loadAuthConfig, loadBudgetConfig } from './config/load-access.js';
 export {
   Budgets,
   DEFAULT_BUDGETS,
   MemoryBudgetStore,
   SqliteBudgetStore,
-  loadBudgetConfig,
   type BudgetLimitName,
   type BudgetLimits,
   type BudgetRefusal,

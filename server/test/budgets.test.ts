@@ -11,12 +11,8 @@ import { ErrorCode, type ServerFrame } from '@aalis/protocol';
 import { SignJWT } from 'jose';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { Agent } from '../src/agent/agent.js';
-import {
-  DEFAULT_BUDGETS,
-  NO_BUDGETS,
-  loadBudgetConfig,
-  type BudgetLimits,
-} from '../src/budgets/budget-config.js';
+import { DEFAULT_BUDGETS, NO_BUDGETS, type BudgetLimits } from '../src/budgets/budget-config.js';
+import { loadBudgetConfig } from '../src/config/load-access.js';
 import type { BudgetStore } from '../src/budgets/budget-store.js';
 import { Budgets, wait } from '../src/budgets/budgets.js';
 import { MemoryBudgetStore } from '../src/budgets/memory-budget-store.js';

@@ -342,3 +342,56 @@ describe('what only the file sets', () => {
     expect(loadConfig({}).mcpServers).toEqual({});
   });
 });
+
+describe('every mistake is found, one line each', () => {
+  test('in the file: each key that is wrong, each variable it names that is unset', () => {
+    const path = configFile({ port: 70_000, sytemPrompt: 'x', approval: { a: 'ask' } });
+    expect(() => loadServerConfig({ configPath: path, env: {} })).toThrow(
+      new ConfigError(
+        [
+          `${path}: unknown key "sytemPrompt"`,
+          `${path}: port: must be a whole number from 0 to 65535`,
+          `${path}: approval.a: must be one of always, session, never`,
+        ].join('\n'),
+      ),
+    );
+    const unset = configFile({ token: '${AALIS_TEST_A}', metricsToken: '${AALIS_TEST_B}' });
+    expect(() => loadServerConfig({ configPath: unset, env: {} })).toThrow(
+      new ConfigError(
+        [
+          `${unset}: token: the environment variable AALIS_TEST_A is not set (set it, or write \${AALIS_TEST_A:-default})`,
+          `${unset}: metricsToken: the environment variable AALIS_TEST_B is not set (set it, or write \${AALIS_TEST_B:-default})`,
+        ].join('\n'),
+      ),
+    );
+  });
+
+  test('in the environment: each variable, each entry of a list', () => {
+    expect(() =>
+      loadConfig({
+        PORT: 'x',
+        LOG_LEVEL: 'loud',
+        AALIS_ALLOWED_ORIGINS: 'a,https://ok.example,b',
+        AALIS_VISITOR_TURNS_PER_HOUR: '-1',
+        AALIS_IP_MAX_CONNECTIONS: 'z',
+        AALIS_REDIS_URL: 'http://x',
+        AALIS_IMAGE_MAX_COUNT: '99',
+        AALIS_VISION: 'maybe',
+      }),
+    ).toThrow(
+      new ConfigError(
+        [
+          'PORT must be a number from 0 to 65535; it is "x"',
+          'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; it is "loud"',
+          'AALIS_ALLOWED_ORIGINS: "a" is not an origin like https://shop.example.com (no path), or https://*.example.com for its subdomains',
+          'AALIS_ALLOWED_ORIGINS: "b" is not an origin like https://shop.example.com (no path), or https://*.example.com for its subdomains',
+          'AALIS_VISITOR_TURNS_PER_HOUR must be a whole number (0 for no limit); it is "-1"',
+          'AALIS_IP_MAX_CONNECTIONS must be a whole number (0 for no limit); it is "z"',
+          'AALIS_REDIS_URL: expected a URL starting redis:// or rediss://',
+          'AALIS_IMAGE_MAX_COUNT must be a whole number from 1 to 16; it is "99"',
+          'AALIS_VISION must be on or off; it is "maybe"',
+        ].join('\n'),
+      ),
+    );
+  });
+});

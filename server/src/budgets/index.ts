@@ -1,11 +1,4 @@
-export {
-  BUDGET_VARIABLES,
-  DEFAULT_BUDGETS,
-  NO_BUDGETS,
-  loadBudgetConfig,
-  type BudgetLimits,
-  type BudgetSettings,
-} from './budget-config.js';
+export { DEFAULT_BUDGETS, NO_BUDGETS, type BudgetLimits, type BudgetSettings } from './budget-config.js';
 export type { BudgetStore } from './budget-store.js';
 export {
   Budgets,

@@ -1,12 +1,14 @@
 /**
  * `aalis-server --check`: the configuration as the server would run it (the file with the
- * environment over it), secrets masked, and the tools each MCP server offers. Exit 0 when
+ * environment over it), every setting in the order and with the masks of the settings'
+ * descriptions (settings-report.ts), and the tools each MCP server offers. Exit 0 when
  * every MCP server answered, 1 when one did not (each with its one-line reason); a
  * mistake in the configuration is found before this runs, and exits 2.
  */
-import type { LoadedConfig } from './server-config.js';
+import { IN_MEMORY, type LoadedConfig } from './server-config.js';
+import { settingsReport } from './settings-report.js';
 import { PROVIDER_KEY_VARIABLES, PROVIDER_URL_VARIABLES } from './file-environment.js';
-import { MASK, looksSecret, maskArgs, maskByName, maskUrl, redact } from '../util/secrets.js';
+import { looksSecret, maskArgs, maskByName, maskUrl, redact } from '../util/secrets.js';
 import { MAX_TIMER_MS, wholeNumber } from '../util/setting-values.js';
 import {
   DEFAULT_MODELS,
@@ -46,43 +48,31 @@ export async function checkConfiguration(
   const [firstByteTimeoutMs, idleTimeoutMs, retryAfterMaxMs] = UPSTREAM_TIMEOUT_VARIABLES.map(
     ([variable, fallback]) => wholeNumber(env, variable, fallback, { max: MAX_TIMER_MS }),
   );
-  const prompt = config.systemPrompt;
-  const resolved = {
-    provider: {
-      name,
-      model: env.AALIS_MODEL?.trim() || DEFAULT_MODELS[name],
-      ...(apiKey ? { apiKey: MASK } : {}),
-      ...(baseUrl ? { baseUrl: maskUrl(baseUrl) } : {}),
-      firstByteTimeoutMs,
-      idleTimeoutMs,
-      retryAfterMaxMs,
+  const resolved = settingsReport(
+    {
+      provider: {
+        name,
+        model: env.AALIS_MODEL?.trim() || DEFAULT_MODELS[name],
+        apiKey: apiKey || undefined,
+        baseUrl: baseUrl || undefined,
+        maxOutputTokens: asGiven(env.AALIS_MAX_OUTPUT_TOKENS),
+        reasoning: asGiven(env.AALIS_REASONING),
+        firstByteTimeoutMs,
+        idleTimeoutMs,
+        retryAfterMaxMs,
+      },
+      ...config,
+      dataDir: config.dataDir ?? IN_MEMORY,
+      ...config.greeting,
     },
-    port: config.port,
-    host: config.host,
-    publicHosts: config.publicHosts,
-    allowedOrigins: config.allowedOrigins,
-    ...(config.token ? { token: MASK } : {}),
-    ...(config.metricsToken ? { metricsToken: MASK } : {}),
-    ...(config.auth ? { auth: { ...config.auth, ...(config.auth.secret ? { secret: MASK } : {}) } } : {}),
-    budgets: config.budgets,
-    ipLimits: config.ipLimits,
-    dataDir: config.dataDir ?? ':memory:',
-    ...(config.redisUrl ? { redisUrl: maskUrl(config.redisUrl) } : {}),
-    ...(config.databaseUrl ? { databaseUrl: maskUrl(config.databaseUrl) } : {}),
-    logLevel: config.logLevel,
-    maxToolArgumentChars: config.maxToolArgumentChars,
-    ...(prompt
-      ? {
-          systemPrompt:
-            prompt.length > PROMPT_PREVIEW_CHARS
-              ? `${prompt.slice(0, PROMPT_PREVIEW_CHARS)}… (${prompt.length} characters)`
-              : prompt,
-        }
-      : {}),
-    builtinTools: config.builtinTools,
-    mcpServers: maskServers(config.mcpServers),
-    approval: config.approval,
-  };
+    {
+      systemPrompt: (text: string) =>
+        text.length > PROMPT_PREVIEW_CHARS
+          ? `${text.slice(0, PROMPT_PREVIEW_CHARS)}… (${text.length} characters)`
+          : text,
+      mcpServers: maskServers,
+    },
+  );
   // The last net: what a secret-looking variable put anywhere, and every secret above.
   const secrets = [
     ...(file?.secrets ?? []),
@@ -126,6 +116,13 @@ export async function checkConfiguration(
     }
   }
   return failed ? 1 : 0;
+}
+
+/** A variable's value as the file would write it: a number as a number; unset as undefined. */
+function asGiven(text: string | undefined): string | number | undefined {
+  const value = text?.trim();
+  if (!value) return undefined;
+  return /^\d+$/.test(value) ? Number(value) : value;
 }
 
 const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();

@@ -2,7 +2,8 @@
  * The configuration file (`aalis-server --config aalis.config.json`, or `AALIS_CONFIG`):
  * read, parsed, its `${VAR}` references expanded, checked against the published schema
  * and its relative paths resolved from its own directory. Every mistake is one line,
- * `aalis.config.json: mcpServers.files.command: required`, and `aalis-server` exits 2.
+ * `aalis.config.json: mcpServers.files.command: required`, every one is said (not only the
+ * first), and `aalis-server` exits 2.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -14,7 +15,8 @@ import type { IpLimitSettings } from '../transport/ip-limits.js';
 import type { ImageFileSettings } from '../images/image-config.js';
 import { parseJson } from './file-json.js';
 import { atPath } from './file-path.js';
-import { schemaProblem } from './file-schema.js';
+import { schemaProblems } from './file-schema.js';
+import { Problems } from './problems.js';
 import { expandVariables } from './file-variables.js';
 import type { ProviderName } from '../providers/from-env.js';
 import { isStdioServer, type McpServersConfig } from '../tools/mcp/config.js';
@@ -89,27 +91,30 @@ export interface ConfigFile {
 /** A system prompt file longer than this is a mistake (a wrong file), not a prompt. */
 const MAX_PROMPT_BYTES = 1024 * 1024;
 
-/** Reads and checks the file; a mistake throws a ConfigError of one line that starts with its name. */
+/**
+ * Reads and checks the file; its mistakes throw one ConfigError, a line each, every line
+ * starting with the file's name.
+ */
 export function readConfigFile(path: string, env: Env): ConfigFile {
-  try {
-    return readChecked(path, env);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new ConfigError(`${path}: ${error.message}`);
-    throw error;
-  }
+  const problems = new Problems();
+  const file = problems.catch(() => readChecked(path, env, problems));
+  problems.throwFound(`${path}: `);
+  return file!;
 }
 
-function readChecked(path: string, env: Env): ConfigFile {
+function readChecked(path: string, env: Env, problems: Problems): ConfigFile | undefined {
   const absolutePath = resolve(path);
   const dir = dirname(absolutePath);
   const raw = parseJson(readText(absolutePath));
   // Where each key goes and what type it has, before any variable is read: a misspelt key
   // is said as such, not as the variable its value names.
-  const structural = schemaProblem(raw, { unexpanded: true });
-  if (structural) throw new ConfigError(structural);
-  const { value: settings, secrets } = expandVariables(raw as ConfigFileSettings, env);
-  const problem = schemaProblem(settings) ?? valueProblem(settings);
-  if (problem) throw new ConfigError(problem);
+  problems.add(...schemaProblems(raw, { unexpanded: true }));
+  if (problems.found) return undefined;
+  const { value: settings, secrets, problems: unexpanded } = expandVariables(raw as ConfigFileSettings, env);
+  problems.add(...unexpanded);
+  if (problems.found) return undefined;
+  problems.add(...schemaProblems(settings), ...valueProblems(settings));
+  if (problems.found) return undefined;
   return {
     path,
     absolutePath,
@@ -142,22 +147,23 @@ function reason(error: unknown): string {
 }
 
 /** What the schema cannot say: URLs, and provider keys that only some providers take. */
-function valueProblem(settings: ConfigFileSettings): string | undefined {
+function valueProblems(settings: ConfigFileSettings): string[] {
   const { provider, mcpServers = {} } = settings;
+  const problems: string[] = [];
   if (provider?.apiKey && (provider.name === 'ollama' || provider.name === 'demo'))
-    return atPath(['provider', 'apiKey'], `the ${provider.name} provider takes no key`);
+    problems.push(atPath(['provider', 'apiKey'], `the ${provider.name} provider takes no key`));
   if (provider?.baseUrl && provider.name === 'demo')
-    return atPath(['provider', 'baseUrl'], 'the demo provider takes no address');
-  if (
+    problems.push(atPath(['provider', 'baseUrl'], 'the demo provider takes no address'));
+  else if (
     provider?.baseUrl &&
     !isUrl(provider.baseUrl.includes('://') ? provider.baseUrl : `http://${provider.baseUrl}`)
   )
-    return atPath(['provider', 'baseUrl'], `"${provider.baseUrl}" is not a URL`);
+    problems.push(atPath(['provider', 'baseUrl'], `"${provider.baseUrl}" is not a URL`));
   for (const [name, server] of Object.entries(mcpServers)) {
     if (!isStdioServer(server) && !(isUrl(server.url) && /^https?:\/\//i.test(server.url)))
-      return atPath(['mcpServers', name, 'url'], `"${server.url}" is not an http:// or https:// URL`);
+      problems.push(atPath(['mcpServers', name, 'url'], `"${server.url}" is not an http:// or https:// URL`));
   }
-  return undefined;
+  return problems;
 }
 
 function isUrl(text: string): boolean {

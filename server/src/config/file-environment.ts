@@ -2,75 +2,53 @@
  * The file and the environment: every setting a variable also makes, and the rule between
  * them: a variable that is set (not empty) wins over the file for what it names. The
  * provider's settings reach `providerFromEnv` as the variables they stand for, under the
- * environment's own, so that there is one way a provider is chosen and configured.
+ * environment's own, so that there is one way a provider is chosen and configured. Which
+ * variable stands for which key is read from the settings' descriptions.
  */
-import type { ConfigFile, ConfigFileSettings, ProviderSettings } from './config-file.js';
-import { AUTH_VARIABLES } from '../identity/auth-config.js';
-import { BUDGET_VARIABLES } from '../budgets/budget-config.js';
-import { IP_LIMIT_VARIABLES, TRUST_PROXY_VARIABLE } from '../transport/ip-limits.js';
-import { IMAGE_VARIABLES, VISION_VARIABLE } from '../images/image-config.js';
+import type { ConfigFile, ProviderSettings } from './config-file.js';
 import type { ProviderName } from '../providers/from-env.js';
+import {
+  SETTINGS,
+  keyPath,
+  providerVariables as variablesByProvider,
+  variablesFor,
+} from './settings/index.js';
 
 type Env = Record<string, string | undefined>;
 
 /** The variable each provider reads its key from (ollama and demo take none). */
-export const PROVIDER_KEY_VARIABLES: Partial<Record<ProviderName, string>> = {
-  openai: 'OPENAI_API_KEY',
-  'openai-responses': 'OPENAI_API_KEY',
-  anthropic: 'ANTHROPIC_API_KEY',
-  deepseek: 'DEEPSEEK_API_KEY',
-};
+export const PROVIDER_KEY_VARIABLES = variablesByProvider('provider.apiKey');
 
 /** The variable each provider reads its address from (demo runs in-process). */
-export const PROVIDER_URL_VARIABLES: Partial<Record<ProviderName, string>> = {
-  openai: 'OPENAI_BASE_URL',
-  'openai-responses': 'OPENAI_BASE_URL',
-  anthropic: 'ANTHROPIC_BASE_URL',
-  deepseek: 'DEEPSEEK_BASE_URL',
-  ollama: 'OLLAMA_HOST',
-};
-
-/** The other settings of the `provider` block, by the variable each stands for. */
-const PROVIDER_VARIABLES: Array<[key: keyof ProviderSettings, variable: string]> = [
-  ['name', 'AALIS_PROVIDER'],
-  ['model', 'AALIS_MODEL'],
-  ['maxOutputTokens', 'AALIS_MAX_OUTPUT_TOKENS'],
-  ['reasoning', 'AALIS_REASONING'],
-  ['firstByteTimeoutMs', 'AALIS_FIRST_BYTE_TIMEOUT_MS'],
-  ['idleTimeoutMs', 'AALIS_IDLE_TIMEOUT_MS'],
-  ['retryAfterMaxMs', 'AALIS_RETRY_AFTER_MAX_MS'],
-];
-
-/** The top-level settings a variable also makes, by that variable (README table). */
-export const SETTING_VARIABLES: Array<[key: keyof ConfigFileSettings, variable: string]> = [
-  ['port', 'PORT'],
-  ['host', 'HOST'],
-  ['publicHosts', 'AALIS_PUBLIC_HOSTS'],
-  ['allowedOrigins', 'AALIS_ALLOWED_ORIGINS'],
-  ['token', 'AALIS_TOKEN'],
-  ['metricsToken', 'AALIS_METRICS_TOKEN'],
-  ['dataDir', 'AALIS_DATA_DIR'],
-  ['redisUrl', 'AALIS_REDIS_URL'],
-  ['databaseUrl', 'AALIS_DATABASE_URL'],
-  ['turnLeaseMs', 'AALIS_TURN_LEASE_MS'],
-  ['logLevel', 'LOG_LEVEL'],
-  ['maxToolArgumentChars', 'AALIS_MAX_TOOL_ARGUMENT_CHARS'],
-];
+export const PROVIDER_URL_VARIABLES = variablesByProvider('provider.baseUrl');
 
 /** Whether the environment sets `name`: a variable set to nothing counts as unset. */
 export const isSet = (env: Env, name: string): boolean => Boolean(env[name]?.trim());
 
+/** The value at a key's path (`auth.secret`) of the file's settings. */
+function valueAt(settings: object, key: string): unknown {
+  let node: unknown = settings;
+  for (const step of keyPath(key)) node = (node as Record<string, unknown> | undefined)?.[step];
+  return node;
+}
+
+/** The settings the file makes, each with the variables that stand for it. */
+function madeByFile(
+  settings: object,
+  provider: ProviderName | undefined,
+): Array<[value: unknown, variables: string[]]> {
+  return SETTINGS.filter((s) => s.key && s.variables.length)
+    .map((s): [unknown, string[]] => [valueAt(settings, s.key!), variablesFor(s, provider)])
+    .filter(([value]) => value !== undefined);
+}
+
 /** The `provider` block as the variables it stands for. */
 export function providerVariables(provider: ProviderSettings = {}): Record<string, string> {
   const variables: Record<string, string> = {};
-  for (const [key, variable] of PROVIDER_VARIABLES) {
-    const value = provider[key];
-    if (value !== undefined && value !== '') variables[variable] = String(value);
+  for (const [value, names] of madeByFile({ provider }, provider.name)) {
+    if (value === '') continue;
+    for (const name of names) variables[name] = String(value);
   }
-  const keyVariable = provider.name && PROVIDER_KEY_VARIABLES[provider.name];
-  if (keyVariable && provider.apiKey) variables[keyVariable] = provider.apiKey;
-  const urlVariable = provider.name && PROVIDER_URL_VARIABLES[provider.name];
-  if (urlVariable && provider.baseUrl) variables[urlVariable] = provider.baseUrl;
   return variables;
 }
 
@@ -85,23 +63,7 @@ export function withFileProvider(env: Env, file: ConfigFile | undefined): Env {
 
 /** The variables that win over a setting the file makes, for `--check` to say so. */
 export function overriddenByEnvironment(env: Env, file: ConfigFile): string[] {
-  const made = [
-    ...Object.keys(providerVariables(file.settings.provider)),
-    ...SETTING_VARIABLES.filter(([key]) => file.settings[key] !== undefined).map(([, variable]) => variable),
-    ...AUTH_VARIABLES.filter(([key]) => file.settings.auth?.[key] !== undefined).map(
-      ([, variable]) => variable,
-    ),
-    ...BUDGET_VARIABLES.filter(([key]) => file.settings.budgets?.[key] !== undefined).map(
-      ([, variable]) => variable,
-    ),
-    ...IP_LIMIT_VARIABLES.filter(([key]) => file.settings.ipLimits?.[key] !== undefined).map(
-      ([, variable]) => variable,
-    ),
-    ...(file.settings.ipLimits?.trustProxy !== undefined ? [TRUST_PROXY_VARIABLE] : []),
-    ...IMAGE_VARIABLES.filter(([key]) => file.settings.images?.[key] !== undefined).map(
-      ([, variable]) => variable,
-    ),
-    ...(file.settings.images?.vision !== undefined ? [VISION_VARIABLE] : []),
-  ];
-  return made.filter((variable) => isSet(env, variable));
+  return madeByFile(file.settings, file.settings.provider?.name)
+    .flatMap(([, variables]) => variables)
+    .filter((variable) => isSet(env, variable));
 }

@@ -1,15 +1,14 @@
 /**
  * The configuration file's JSON Schema (published as `schema/aalis-config.schema.json`,
- * `@aalis/server/config.schema.json`), checked with Ajv; its first mistake said in one
- * line that names the path: `mcpServers.files.command: required`.
+ * `@aalis/server/config.schema.json`), checked with Ajv; each mistake said in one line
+ * that names the path: `mcpServers.files.command: required`.
  */
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { atPath, type PathSegment } from './file-path.js';
-import { builtinTools } from '../tools/builtin/index.js';
+import { configSchema } from './config-schema.js';
 
-/** The published schema, next to `src/` and `dist/` alike. */
+/** The published schema, next to `src/` and `dist/` alike (written from the settings by `npm run schema`). */
 export const CONFIG_SCHEMA_FILE = fileURLToPath(
   new URL('../../schema/aalis-config.schema.json', import.meta.url),
 );
@@ -18,31 +17,20 @@ type Schema = Record<string, unknown>;
 
 let validator: ValidateFunction | undefined;
 
-/**
- * The published schema, except that the built-in tools' names are read from the tools
- * themselves (a test keeps the published list equal to them).
- */
+/** The schema made from the settings' descriptions: the one the published file is written from. */
 function compiled(): ValidateFunction {
-  if (validator) return validator;
-  const schema = JSON.parse(readFileSync(CONFIG_SCHEMA_FILE, 'utf8')) as Schema;
-  const properties = schema.properties as Record<string, Schema>;
-  properties.builtinTools = {
-    ...properties.builtinTools,
-    items: { enum: builtinTools().map((tool) => tool.name) },
-  };
-  const ajv = new Ajv({ allErrors: true, verbose: true });
-  validator = ajv.compile(schema);
+  validator ??= new Ajv({ allErrors: true, verbose: true }).compile(configSchema());
   return validator;
 }
 
 /**
- * The first mistake in `value`, as `path: what is wrong`, or undefined when it is valid.
+ * Every mistake in `value`, each as `path: what is wrong`; none when it is valid.
  * `unexpanded`: the values still hold `${VAR}` references, so a string that has one is not
  * judged by its text yet (an enum, a length), only by its place and type.
  */
-export function schemaProblem(value: unknown, { unexpanded = false } = {}): string | undefined {
+export function schemaProblems(value: unknown, { unexpanded = false } = {}): string[] {
   const validate = compiled();
-  if (validate(value)) return undefined;
+  if (validate(value)) return [];
   const errors = pickAnyOfBranches(validate.errors ?? []).filter(
     (error) =>
       !['if', 'propertyNames'].includes(error.keyword) &&
@@ -53,8 +41,7 @@ export function schemaProblem(value: unknown, { unexpanded = false } = {}): stri
         error.keyword !== 'type'
       ),
   );
-  const first = errors[0];
-  return first && describe(first, value);
+  return [...new Set(errors.map((error) => describe(error, value)))];
 }
 
 /**

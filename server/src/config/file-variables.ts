@@ -12,6 +12,8 @@ export interface Expanded<T> {
   value: T;
   /** What secret-looking variables (OPENAI_API_KEY, MCP_TOKEN) put into it: never printed. */
   secrets: string[];
+  /** Each reference that could not be expanded, one line each (its string is left as it was). */
+  problems: string[];
 }
 
 const REFERENCE = /\$\$\{|\$\{([^}]*)(\}?)/g;
@@ -23,14 +25,23 @@ const VARIABLE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
  */
 export function expandVariables<T>(value: T, env: Env): Expanded<T> {
   const secrets: string[] = [];
+  const problems: string[] = [];
   const walk = (node: unknown, path: PathSegment[]): unknown => {
-    if (typeof node === 'string') return expandString(node, path, env, secrets);
+    if (typeof node === 'string') {
+      try {
+        return expandString(node, path, env, secrets);
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        problems.push(error.message);
+        return node;
+      }
+    }
     if (Array.isArray(node)) return node.map((item, index) => walk(item, [...path, index]));
     if (node && typeof node === 'object')
       return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, walk(item, [...path, key])]));
     return node;
   };
-  return { value: walk(value, []) as T, secrets };
+  return { value: walk(value, []) as T, secrets, problems };
 }
 
 function expandString(text: string, path: PathSegment[], env: Env, secrets: string[]): string {

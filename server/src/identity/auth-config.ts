@@ -1,9 +1,8 @@
 /**
- * The identity settings (`AALIS_AUTH*`, or the configuration file's `auth` block) and
- * their rules, each mistake one line naming where it is: a secret of at least 32 bytes
- * or a JWKS address (https, or http on loopback), never both; `required` needs one.
+ * What identity is configured with: a shared secret or a JWKS, the mode and the token's
+ * audience and issuer. Read from `AALIS_AUTH*` and the configuration file's `auth` block
+ * by config/load-access.ts.
  */
-import { ConfigError } from '../util/setting-values.js';
 
 export type AuthMode = 'required' | 'optional';
 
@@ -39,71 +38,4 @@ export interface AuthSettings {
   jwksUrl?: string;
   audience?: string;
   issuer?: string;
-}
-
-/** Each setting of the block by the variable that wins over it. */
-export const AUTH_VARIABLES: Array<[key: keyof AuthSettings, variable: string]> = [
-  ['mode', 'AALIS_AUTH'],
-  ['secret', 'AALIS_AUTH_SECRET'],
-  ['jwksUrl', 'AALIS_AUTH_JWKS_URL'],
-  ['audience', 'AALIS_AUTH_AUDIENCE'],
-  ['issuer', 'AALIS_AUTH_ISSUER'],
-];
-
-type Env = Record<string, string | undefined>;
-
-/**
- * The identity configuration from the environment over the file's `auth` block
- * (`fileLabel` names the file in mistakes); undefined when no secret or JWKS is set,
- * which keeps the server as it was (AALIS_TOKEN, if any).
- */
-export function loadAuthConfig(env: Env, file?: AuthSettings, fileLabel = 'auth'): AuthConfig | undefined {
-  const values: Partial<Record<keyof AuthSettings, { value: string; label: string }>> = {};
-  for (const [key, variable] of AUTH_VARIABLES) {
-    const fromEnv = env[variable]?.trim();
-    const fromFile = file?.[key]?.trim();
-    if (fromEnv) values[key] = { value: fromEnv, label: variable };
-    else if (fromFile) values[key] = { value: fromFile, label: `${fileLabel}.${key}` };
-  }
-  const { mode, secret, jwksUrl, audience, issuer } = values;
-  if (mode && !AUTH_MODES.includes(mode.value as AuthMode))
-    throw new ConfigError(`${mode.label} must be one of ${AUTH_MODES.join(', ')}; it is "${mode.value}"`);
-  if (!secret && !jwksUrl) {
-    if (mode)
-      throw new ConfigError(`${mode.label}=${mode.value} needs AALIS_AUTH_SECRET or AALIS_AUTH_JWKS_URL`);
-    const stray = audience ?? issuer;
-    if (stray) throw new ConfigError(`${stray.label} needs AALIS_AUTH_SECRET or AALIS_AUTH_JWKS_URL`);
-    return undefined;
-  }
-  if (secret && jwksUrl)
-    throw new ConfigError(`${secret.label} and ${jwksUrl.label}: set one of them, not both`);
-  if (secret && Buffer.byteLength(secret.value) < MIN_SECRET_BYTES)
-    throw new ConfigError(
-      `${secret.label} must be at least ${MIN_SECRET_BYTES} bytes (openssl rand -base64 32 makes one)`,
-    );
-  if (jwksUrl && !jwksAddressAllowed(jwksUrl.value))
-    throw new ConfigError(
-      `${jwksUrl.label} must be an https:// URL (http:// only on loopback); it is "${jwksUrl.value}"`,
-    );
-  return {
-    mode: (mode?.value as AuthMode | undefined) ?? 'optional',
-    ...(secret ? { secret: secret.value } : {}),
-    ...(jwksUrl ? { jwksUrl: jwksUrl.value } : {}),
-    ...(audience ? { audience: audience.value } : {}),
-    ...(issuer ? { issuer: issuer.value } : {}),
-  };
-}
-
-/** https anywhere; http only to this machine, where nobody in between can swap the keys. */
-export function jwksAddressAllowed(text: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return false;
-  }
-  if (url.protocol === 'https:') return true;
-  if (url.protocol !== 'http:') return false;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }

@@ -1,13 +1,6 @@
 /** Signed visitor identity: tokens the site's backend signs, checked with `jose`. */
 export { anonymousVisitor, signedVisitor, type Visitor } from './visitor.js';
-export {
-  AUTH_MODES,
-  AUTH_VARIABLES,
-  loadAuthConfig,
-  type AuthConfig,
-  type AuthMode,
-  type AuthSettings,
-} from './auth-config.js';
+export { AUTH_MODES, type AuthConfig, type AuthMode, type AuthSettings } from './auth-config.js';
 export {
   CLOCK_TOLERANCE_S,
   MAX_TOKEN_LIFETIME_S,

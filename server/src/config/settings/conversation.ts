@@ -1,0 +1,200 @@
+/**
+ * What the model is told and offered, and what a visitor may attach: the system prompt,
+ * the greeting, images, the built-in tools, MCP servers and approvals. Most of these
+ * only the file sets.
+ */
+import { DEFAULT_IMAGE_SETTINGS, type ImageSettings } from '../../images/image-settings.js';
+import { builtinTools } from '../../tools/builtin/index.js';
+import { variable, type Block, type JsonSchema, type Setting } from './setting.js';
+
+export const PROMPT_SETTINGS: Setting[] = [
+  {
+    key: 'systemPrompt',
+    variables: [],
+    schema: {
+      anyOf: [
+        { type: 'string' },
+        {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            file: { description: 'A text file, relative to this file.', type: 'string', minLength: 1 },
+          },
+          required: ['file'],
+        },
+      ],
+    },
+    description:
+      'The system prompt: its text, or { "file": "prompt.md" } read at start, relative to this file.',
+  },
+  {
+    key: 'welcome',
+    variables: [],
+    schema: { type: 'string', minLength: 1, maxLength: 2000 },
+    description:
+      "Shown to a visitor while the conversation is empty, as markdown; sent in ready (the widget's welcome attribute overrides it).",
+  },
+  {
+    key: 'starters',
+    variables: [],
+    schema: { type: 'array', maxItems: 8, items: { type: 'string', minLength: 1, maxLength: 500 } },
+    description:
+      "Prompts shown as buttons while the conversation is empty; a click sends one (the widget's starters attribute overrides them).",
+  },
+];
+
+export const IMAGES_BLOCK: Block = {
+  key: 'images',
+  description:
+    'Images visitors may attach to a question (PNG, JPEG, WebP, GIF), uploaded over HTTP and sent to the model as image parts. On when the model reads images.',
+};
+
+/** Each image limit: its key, its variable, its largest value, its `--help` line and what it is. */
+const IMAGE_LIMITS: Array<
+  [key: keyof ImageSettings, name: string, max: number, help: string, description: string]
+> = [
+  [
+    'maxBytes',
+    'AALIS_IMAGE_MAX_BYTES',
+    20 * 1024 * 1024,
+    'largest image a visitor may attach, in bytes',
+    "largest image a visitor may attach, in bytes (the default, 3.75 MiB, is Anthropic's limit of 5 MB once in base64).",
+  ],
+  [
+    'maxCount',
+    'AALIS_IMAGE_MAX_COUNT',
+    16,
+    'most images one message may carry',
+    'most images one message may carry.',
+  ],
+  [
+    'maxPerSession',
+    'AALIS_IMAGE_MAX_PER_SESSION',
+    10_000,
+    'most images one conversation may upload',
+    'most images one conversation may upload, sent or not.',
+  ],
+  [
+    'perIpPerHour',
+    'AALIS_IMAGE_IP_PER_HOUR',
+    1_000_000,
+    'most image uploads from one client address per hour',
+    'most image uploads from one client address per hour (each instance counts its own).',
+  ],
+];
+
+export const IMAGE_SETTINGS: Setting[] = [
+  {
+    key: 'images.vision',
+    variables: [
+      variable(
+        'AALIS_VISION',
+        'on: the model reads images, and visitors may attach them | off: no attachments',
+        {
+          fallback: 'on for openai, openai-responses, anthropic, demo; off for deepseek, ollama',
+        },
+      ),
+    ],
+    schema: { type: 'boolean' },
+    description:
+      'true when the model reads images (visitors may attach them), false for none; the variable says on or off.',
+    fallback: 'true for openai, openai-responses, anthropic and demo; false for deepseek and ollama',
+  },
+  ...IMAGE_LIMITS.map(([key, name, max, help, description]): Setting => ({
+    key: `images.${key}`,
+    variables: [variable(name, help)],
+    schema: { type: 'integer', minimum: 1, maximum: max },
+    description,
+    default: DEFAULT_IMAGE_SETTINGS[key],
+  })),
+];
+
+export const TOOL_SETTINGS: Setting[] = [
+  {
+    key: 'builtinTools',
+    variables: [],
+    schema: { type: 'array', uniqueItems: true, items: { enum: builtinTools().map((tool) => tool.name) } },
+    description: 'The built-in tools to offer, by name.',
+    fallback: 'all of them with the demo model, none with a real provider (their data is made up)',
+  },
+  {
+    key: 'mcpServers',
+    variables: [],
+    schema: {
+      type: 'object',
+      propertyNames: {
+        description: 'a valid server name (letters, digits, _ and -, at most 32 characters)',
+        pattern: '^[a-zA-Z0-9_-]{1,32}$',
+      },
+      additionalProperties: {
+        type: 'object',
+        if: { required: ['url'] },
+        then: { $ref: '#/definitions/httpServer' },
+        else: { $ref: '#/definitions/stdioServer' },
+      },
+    },
+    description:
+      'MCP servers whose tools the model is offered, by name: { "command", "args", "env", "cwd" } for stdio servers, { "url", "headers" } for Streamable HTTP ones, each with an optional "tools" allow-list.',
+  },
+  {
+    key: 'approval',
+    variables: [],
+    schema: {
+      type: 'object',
+      propertyNames: {
+        description:
+          'a tool name (letters, digits, _ and -, at most 64 characters; * matches any characters)',
+        pattern: '^[a-zA-Z0-9_*-]{1,64}$',
+      },
+      additionalProperties: { enum: ['always', 'session', 'never'] },
+    },
+    description:
+      "Which tools need the visitor's approval before they run, by the name the model sees (* matches any characters): always asks every time, session once per conversation, never runs without asking.",
+  },
+];
+
+/** The shapes `mcpServers` refers to. */
+export const DEFINITIONS: Record<string, JsonSchema> = {
+  toolAllowList: {
+    description: "Offer only these of the server's tools, by its own names; all of them by default.",
+    type: 'array',
+    uniqueItems: true,
+    items: { type: 'string', minLength: 1 },
+  },
+  stringMap: { type: 'object', additionalProperties: { type: 'string' } },
+  stdioServer: {
+    description: 'A server aalis-server starts itself and talks to over stdin and stdout.',
+    type: 'object',
+    additionalProperties: false,
+    required: ['command'],
+    properties: {
+      command: { description: 'The program to run (npx, node, uvx, a path).', type: 'string', minLength: 1 },
+      args: { type: 'array', items: { type: 'string' } },
+      env: {
+        description:
+          'Its whole environment besides a minimal safe set (PATH, HOME, ...): it never inherits aalis-server\'s own. Write secrets as "${NAME}".',
+        $ref: '#/definitions/stringMap',
+      },
+      cwd: {
+        description: "Its working directory, relative to this file; this file's directory by default.",
+        type: 'string',
+        minLength: 1,
+      },
+      tools: { $ref: '#/definitions/toolAllowList' },
+    },
+  },
+  httpServer: {
+    description: 'A server reached over Streamable HTTP.',
+    type: 'object',
+    additionalProperties: false,
+    required: ['url'],
+    properties: {
+      url: { description: 'Its endpoint, http:// or https://.', type: 'string', minLength: 1 },
+      headers: {
+        description: 'Sent with every request (Authorization: "Bearer ${MCP_TOKEN}").',
+        $ref: '#/definitions/stringMap',
+      },
+      tools: { $ref: '#/definitions/toolAllowList' },
+    },
+  },
+};
