@@ -49,8 +49,6 @@ declare module 'fastify' {
   }
 }
 
-export { HEALTH_PATH, METRICS_PATH } from '../transport/http-routes.js';
-
 const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: FastifyInstance, options) => {
   const images = imageSetupOf(options.images, options.provider.name, {
     secret: options.auth?.secret,
