@@ -19,7 +19,8 @@ import { providerFromEnv, type ProviderChoice } from './providers/from-env.js';
 import { dataDirProblem } from './config/startup-problems.js';
 import { builtinTools } from './tools/builtin/index.js';
 import { hostGuardOnce, sharedHostCheck } from './transport/host-guard-once.js';
-import { HEALTH_PATH, aalisChat, type AalisChatOptions } from './adapters/fastify-plugin.js';
+import { aalisChat, type AalisChatOptions } from './adapters/fastify-plugin.js';
+import { HEALTH_PATH } from './transport/http-routes.js';
 import { READ_METHODS, setBaseSecurityHeaders } from './transport/security-headers.js';
 
 export interface AalisServer {

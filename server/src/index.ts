@@ -4,11 +4,18 @@ export { attachAalisChat, type AttachAalisChatOptions, type AttachedAalisChat } 
 export {
   createChatServer,
   type ChatServer,
-  type ChatServerLogger,
   type ChatServerOptions,
   type ChatSocket,
   type SocketHandlers,
 } from './transport/chat-server.js';
+/** The one logger shape, Fastify's; `ChatServerLogger` is its former name. */
+export type { Logger, Logger as ChatServerLogger } from './util/logger.js';
+export {
+  createChatEvents,
+  type AdmissionRefusal,
+  type ChatEventMap,
+  type ChatEvents,
+} from './transport/chat-events.js';
 export { createChatServices, type ChatServices, type ChatServicesOptions } from './compose/chat-services.js';
 export type { ConnectionOptions } from './transport/client-connection.js';
 export { createAalisServer, type AalisServer } from './app.js';

@@ -1,15 +1,13 @@
 /**
  * Per-IP limits on real sockets: open sockets and new sockets per minute refused with
  * HTTP 429 before the upgrade (a second loopback address unaffected), X-Forwarded-For
- * from a trusted proxy only, and sends per IP across connections; both adapters.
+ * from a trusted proxy only, and sends per IP across connections. Admission is the one
+ * transport core's: adapters-shared.test.ts runs its cases through both adapters.
  */
-import { createServer, type Server } from 'node:http';
 import { ErrorCode } from '@aalis/protocol';
 import { afterEach, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { IpLimits } from '../src/transport/ip-limits.js';
-import { attachAalisChat, type AttachedAalisChat } from '../src/adapters/use-ws.js';
-import { DemoProvider } from '../src/providers/demo/demo-provider.js';
 import { fixture } from './fake-upstream.js';
 import { startServer, type Harness } from './ws-harness.js';
 
@@ -128,35 +126,6 @@ describe('per-IP limits, Fastify plugin', () => {
     const refused = await two.next((f) => f.type === 'error');
     expect(refused).toMatchObject({ type: 'error', code: ErrorCode.RateLimited, clientMessageId: 'c' });
     expect((refused as { retryInMs?: number }).retryInMs).toBeGreaterThan(0);
-  });
-});
-
-describe('per-IP limits, plain ws adapter', () => {
-  let server: Server | undefined;
-  let attached: AttachedAalisChat | undefined;
-  afterEach(async () => {
-    for (const socket of sockets.splice(0)) socket.terminate();
-    await attached?.close();
-    await new Promise((resolve) => server?.close(resolve));
-    server = undefined;
-    attached = undefined;
-  });
-
-  test('open sockets: 429 before the upgrade, per address, freed on close', async () => {
-    server = createServer();
-    attached = attachAalisChat(server, {
-      provider: new DemoProvider(),
-      model: 'demo',
-      ipLimits: { maxConnections: 2, connectionsPerMinute: 0 },
-    });
-    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    const url = `ws://127.0.0.1:${(server.address() as { port: number }).port}/ws`;
-    const first = await open(url);
-    expect(first.ok && (await open(url)).ok).toBe(true);
-    expect(await open(url)).toEqual({ ok: false, status: 429, retryAfter: '60' });
-    expect((await open(url, { localAddress: '127.0.0.2' })).ok).toBe(true);
-    await closeAndWait((first as { socket: WebSocket }).socket);
-    expect((await eventuallyOpen(url)).ok).toBe(true);
   });
 });
 

@@ -1,7 +1,11 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { ServerMetrics } from '../src/observability/metrics.js';
-import { Outbox } from '../src/transport/outbox.js';
+import type { SessionHub } from '../src/sessions/session-hub.js';
+import { createChatEvents } from '../src/transport/chat-events.js';
+import { ClientConnection, defaultConnectionOptions } from '../src/transport/client-connection.js';
+import { warningsToConsole } from '../src/util/logger.js';
 import { fixture } from './fake-upstream.js';
+import { sample } from './metrics-sample.js';
 import { startServer, type Harness } from './ws-harness.js';
 
 let servers: Harness[] = [];
@@ -15,19 +19,6 @@ const start = async (options: Parameters<typeof startServer>[0]) => {
   servers.push(server);
   return server;
 };
-
-/** The value of one sample: the metric's line whose labels include all of `labels`. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const own = Object.fromEntries(
-      [...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]),
-    );
-    if (Object.entries(labels).every(([key, value]) => own[key] === value)) return Number(match[3]);
-  }
-  return undefined;
-}
 
 const scrape = async (server: Harness) => {
   const answer = await server.app.inject({ method: 'GET', url: '/metrics' });
@@ -162,20 +153,28 @@ describe('GET /metrics', () => {
 });
 
 describe('progress frames collapsed', () => {
-  test("the outbox's collapse hook counts each replaced progress frame", async () => {
+  test("a connection's outbox announces each replaced progress frame, and the metrics count it", async () => {
     const metrics = new ServerMetrics({ provider: 'demo', model: 'demo' });
-    const written: string[] = [];
-    const sink = { write: (t: string) => written.push(t), bufferedAmount: () => 1_000_000, close: () => {} };
-    const outbox = new Outbox(sink, metrics.countingCollapses({}).outbox);
+    const events = createChatEvents(warningsToConsole);
+    metrics.observe(events);
+    const dropped: string[] = [];
+    events.on('frame:dropped', ({ reason }) => dropped.push(reason));
+    // A socket that never drains: every frame after the first queues.
+    const socket = { send: () => {}, close: () => {}, bufferedAmount: 1_000_000 };
+    const hub = {} as SessionHub;
+    const connection = new ClientConnection(socket, hub, defaultConnectionOptions, {
+      log: warningsToConsole,
+      events,
+    });
     const progress = (chars: number) =>
       ({
         type: 'stream',
         sessionId: 's',
         toolCallProgress: { index: 0, name: 'write_file', charsAccumulated: chars },
       }) as const;
-    for (const chars of [10, 20, 30]) outbox.push(progress(chars), JSON.stringify(progress(chars)));
-    outbox.dispose();
-    expect(outbox.collapsed).toBe(2);
+    for (const chars of [10, 20, 30]) connection.deliver(progress(chars), JSON.stringify(progress(chars)));
+    connection.closed(1000);
+    expect(dropped).toEqual(['progress_collapsed', 'progress_collapsed']);
     const text = (await metrics.expose()).body;
     expect(sample(text, 'aalis_progress_frames_collapsed_total')).toBe(2);
   });

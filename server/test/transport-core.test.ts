@@ -121,17 +121,6 @@ describe('the protocol over a plain ws server', () => {
     ]);
   });
 
-  test('the token rules are the plugin’s: wrong or missing closes 4401, the right one is served', async () => {
-    const server = await startPlain({ token: 's3cret' });
-    for (const token of ['wrong', undefined]) {
-      const client = await connect(server);
-      client.send({ type: 'hello', protocol: 1, ...(token ? { token } : {}) });
-      expect((await client.closed).code).toBe(4401);
-    }
-    const client = await connect(server);
-    expect((await client.hello(undefined, 's3cret')).type).toBe('ready');
-  });
-
   test('a frame over the limit closes 1009, and the closing line says 1009 with no error logged', async () => {
     const server = await startPlain({ maxFrameBytes: 1024 });
     const client = await connect(server);
@@ -149,35 +138,8 @@ describe('the protocol over a plain ws server', () => {
   });
 });
 
-describe('before the upgrade: the plugin’s Host and Origin checks', () => {
-  test('an Origin not on the list gets 403; same-origin, listed and no Origin open', async () => {
-    const server = await startPlain({ allowedOrigins: ['https://shop.example.com'] });
-    const refused = await upgrade(server.port, { origin: 'https://evil.example.com' });
-    expect(refused).toEqual({ status: 403, body: '{"error":"origin not allowed"}' });
-    expect(server.log).toEqual([
-      { level: 'info', msg: 'websocket refused: origin not allowed', origin: 'https://evil.example.com' },
-    ]);
-    for (const origin of [`http://127.0.0.1:${server.port}`, 'https://shop.example.com', undefined]) {
-      const opened = await upgrade(server.port, origin ? { origin } : {});
-      expect([origin, opened.status]).toEqual([origin, undefined]);
-      clients.push(opened.socket!);
-    }
-  });
-
-  test('a Host the server does not answer to gets 403 naming AALIS_PUBLIC_HOSTS, even same-origin', async () => {
-    const server = await startPlain({ publicHosts: ['chat.example.com'] });
-    const evil = `evil.example:${server.port}`;
-    const rebinding = await upgrade(server.port, { host: evil, origin: `http://${evil}` });
-    expect(rebinding.status).toBe(403);
-    expect(rebinding.body).toContain('AALIS_PUBLIC_HOSTS');
-    expect(server.log).toEqual([
-      expect.objectContaining({ level: 'info', msg: 'request refused: host not served', host: evil }),
-    ]);
-    const published = await upgrade(server.port, { host: 'chat.example.com' });
-    expect(published.socket).toBeDefined();
-    clients.push(published.socket!);
-  });
-
+// Host, Origin, per-IP limits and the token: adapters-shared.test.ts, for both adapters.
+describe('before the upgrade', () => {
   test('another path is not the socket: 404 when no other upgrade listener claims it', async () => {
     const server = await startPlain();
     const answer = await new Promise<number>((resolve, reject) => {

@@ -79,6 +79,11 @@ export class TestClient {
     );
   }
 
+  /** A client on a socket just opened (before any frame can have come). */
+  static wrap(socket: WebSocket): TestClient {
+    return new TestClient(socket);
+  }
+
   static open(url: string, origin?: string): Promise<TestClient> {
     return new Promise((resolve, reject) => {
       const socket = new WebSocket(url, origin ? { origin } : {});

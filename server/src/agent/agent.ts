@@ -21,7 +21,8 @@ import {
   type ToolExecuteFrame,
   type TurnStatusFrame,
 } from '@aalis/protocol';
-import { logErrorWithId, type ErrorLogger } from '../util/log-error.js';
+import { logErrorWithId } from '../util/log-error.js';
+import type { Logger } from '../util/logger.js';
 import { approvalPolicyFor, type ApprovalPolicy, type ApprovalRules } from './approval-policy.js';
 import { ProviderError } from '../providers/errors.js';
 import type { ChatProvider, ModelMessage, RoundReplay } from '../providers/types.js';
@@ -51,7 +52,7 @@ export interface AgentEvents {
 }
 
 /** Where the agent writes what visitors must not see: the detail behind an error id. */
-export type AgentLogger = ErrorLogger;
+export type AgentLogger = Pick<Logger, 'error'>;
 
 export interface AgentOptions {
   provider: ChatProvider;

@@ -1,7 +1,8 @@
 /**
  * What every way of serving the protocol runs on, whatever carries its sockets: the
- * history store, the agent with its tools, and the session hub between them. The
- * Fastify plugin and the plain `ws` adapter both build them here, from the same options.
+ * history store, the agent with its tools, and the session hub between them, and the
+ * events they announce, which the metrics hear. The Fastify plugin and the plain `ws`
+ * adapter both build them here, from the same options; the transport never does.
  */
 import { Agent } from '../agent/agent.js';
 import { NO_BUDGETS, type BudgetLimits } from '../budgets/budget-config.js';
@@ -10,7 +11,8 @@ import { Budgets } from '../budgets/budgets.js';
 import { budgetStoreFor } from './budget-store-for-history.js';
 import { MemoryHistoryStore } from '../history/memory-store.js';
 import type { HistoryStore } from '../history/store.js';
-import { reportingErrors, type ErrorListener, type Logger } from '../util/log-error.js';
+import type { ErrorListener } from '../util/log-error.js';
+import type { Logger } from '../util/logger.js';
 import type { ApprovalRules } from '../agent/approval-policy.js';
 import type { ChatProvider } from '../providers/types.js';
 import { SessionHub, type SessionHubOptions } from '../sessions/session-hub.js';
@@ -21,6 +23,7 @@ import { ToolRegistry, type ToolDefinition } from '../tools/define-tool.js';
 import type { McpServersConfig } from '../tools/mcp/config.js';
 import { McpToolSource } from '../tools/mcp/mcp-tool-source.js';
 import { ServerMetrics } from '../observability/metrics.js';
+import { announcingErrors, createChatEvents, hearErrors, type ChatEvents } from '../transport/chat-events.js';
 
 export interface ChatServicesOptions {
   provider: ChatProvider;
@@ -85,6 +88,12 @@ export interface ChatServices {
   /** Prometheus metrics on a registry of this server's own (`GET /metrics` serves them). */
   metrics: ServerMetrics;
   /**
+   * What the server announces (transport/chat-events.ts): the hub's turns and feedback,
+   * the agent's tool calls, errors logged under an id, and the transport's connections
+   * and frames once an adapter runs on these services. The metrics listen here.
+   */
+  events: ChatEvents;
+  /**
    * Settles once the turns the last shutdown left running are marked failed (those that
    * run on another instance are left alone); never rejects (a failure is logged).
    */
@@ -105,16 +114,17 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
     );
 
   const tools = new ToolRegistry(options.tools ?? builtinTools());
-  // Metrics listen to what exists: errors logged under an id, the agent's events, the hub's turns.
+  // The metrics and the host's onError hear what is announced: errors logged under an id,
+  // the agent's tool calls, the hub's turns, the transport's connections.
+  const events = createChatEvents(logger);
   const metrics = new ServerMetrics({
     provider: options.provider.name,
     model: options.model,
     isKnownTool: (name) => tools.get(name) !== undefined,
   });
-  const log = reportingErrors(logger, (error, context) => {
-    metrics.errorReported(error);
-    options.onError?.(error, context);
-  });
+  metrics.observe(events);
+  if (options.onError) hearErrors(events, options.onError, logger);
+  const log = announcingErrors(logger, events);
   // Not awaited: the server serves at once, and each MCP server's tools join the registry
   // when it connects (a slow or failing one only lacks its own).
   const mcp =
@@ -143,17 +153,19 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
     // The one place that picks how this instance works with others: alone, or through the cluster.
     cluster: cluster ?? options.sessions?.cluster ?? new LocalCoordination(),
     onTurnEnded: (summary) => {
-      metrics.turnEnded(summary);
+      events.emit('turn:ended', summary);
       options.sessions?.onTurnEnded?.(summary);
     },
     onFeedback: (rating) => {
-      metrics.feedbackGiven(rating);
+      events.emit('feedback:given', { rating });
       options.sessions?.onFeedback?.(rating);
     },
   });
-  metrics.observeAgent(agent);
+  agent.on('tool:execute', (event) => {
+    if (event.phase === 'end') events.emit('tool:ran', event);
+  });
   metrics.observeHub(hub);
-  return { store, agent, hub, tools, metrics, recovered, ...(mcp ? { mcp } : {}) };
+  return { store, agent, hub, tools, metrics, events, recovered, ...(mcp ? { mcp } : {}) };
 }
 
 /** The budgets the options ask for, counting in the store that goes with the history; none when every limit is 0. */

@@ -1,19 +1,17 @@
 /**
  * The server's Prometheus metrics, with prom-client, on a registry of its own (two
  * servers in one process do not collide, and the host's global registry is left alone).
- * They are collected by listening to what the server already tells: the agent's events,
- * the session hub's `onTurnEnded`, the errors logged under an id, the frames written to
- * each socket, and gauges read when scraped. `GET /metrics` serves them (plugin.ts);
+ * They are collected by listening to the events the server announces (transport/chat-events.ts:
+ * the core's connections and frames, the hub's turns, the agent's tool calls, the errors
+ * logged under an id), and gauges read from the hub when scraped. `GET /metrics` serves
+ * them (adapters/fastify-plugin.ts);
  * server/README.md ("Metrics and tracing") lists every name with its labels.
  */
-import type { ServerFrame } from '@aalis/protocol';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Agent } from '../agent/agent.js';
+import type { ToolExecuteEvent } from '../agent/agent.js';
 import { ProviderError } from '../providers/errors.js';
 import type { SessionHub, TurnSummary } from '../sessions/session-hub.js';
-import type { ChatServer, ChatSocket } from '../transport/chat-server.js';
-import type { ConnectionOptions } from '../transport/client-connection.js';
-import { defaultOutboxLimits } from '../transport/outbox.js';
+import type { ChatEvents } from '../transport/chat-events.js';
 
 export interface ServerMetricsOptions {
   /** The provider's name (`openai`, `demo`...), a label of the token counter. */
@@ -33,14 +31,10 @@ const TURN_BUCKETS = [0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300];
 const FIRST_CHUNK_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30];
 const TOOL_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-/** How every `error` frame starts: each is built `{ type: 'error', ... }` (JSON keeps key order). */
-const ERROR_FRAME_PREFIX = '{"type":"error"';
-
 export class ServerMetrics {
   readonly registry = new Registry();
   readonly #options: ServerMetricsOptions;
   #hub: SessionHub | undefined;
-  #chat: ChatServer | undefined;
 
   readonly #turnsEnded: Counter<'status'>;
   readonly #turnDuration: Histogram<'status'>;
@@ -50,17 +44,29 @@ export class ServerMetrics {
   readonly #toolDuration: Histogram<'tool' | 'outcome'>;
   readonly #upstreamErrors: Counter<'code'>;
   readonly #refusals: Counter<'code'>;
+  readonly #connections: Gauge;
+  readonly #connectionsRefused: Counter<'reason'>;
   readonly #feedback: Counter;
   readonly #collapsed: Counter;
 
   constructor(options: ServerMetricsOptions) {
     this.#options = options;
     const registers = [this.registry];
-    // Read when scraped, from the objects that hold them (set by observeHub / observeChatServer).
+    // Read from the hub when scraped (observeHub).
     const gauge = (name: string, help: string, read: () => number): void => {
       const metric: Gauge = new Gauge({ name, help, registers, collect: () => metric.set(read()) });
     };
-    gauge('aalis_connections_open', 'WebSocket connections open now.', () => this.#chat?.connections ?? 0);
+    this.#connections = new Gauge({
+      name: 'aalis_connections_open',
+      help: 'WebSocket connections open now.',
+      registers,
+    });
+    this.#connectionsRefused = new Counter({
+      name: 'aalis_connections_refused_total',
+      help: 'WebSocket upgrades refused before they opened, by reason (host, origin, ip_connections, ip_connections_per_minute).',
+      labelNames: ['reason'],
+      registers,
+    });
     gauge(
       'aalis_sessions',
       'Sessions held in memory now (with a connection or a running turn).',
@@ -137,16 +143,24 @@ export class ServerMetrics {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 
-  /** Tool calls, from the agent's `tool:execute` end events. */
-  observeAgent(agent: Agent): void {
-    agent.on('tool:execute', (event) => {
-      if (event.phase !== 'end') return;
-      const { isKnownTool } = this.#options;
-      const tool = !isKnownTool || isKnownTool(event.name) ? event.name : UNKNOWN_TOOL;
-      const outcome = event.declined ? 'declined' : event.isError ? 'error' : 'ok';
-      this.#toolCalls.inc({ tool, outcome });
-      if (event.durationMs !== undefined)
-        this.#toolDuration.observe({ tool, outcome }, event.durationMs / 1000);
+  /**
+   * Listens to what the server announces (transport/chat-events.ts): connections opened,
+   * refused and closed, error frames, progress frames dropped, turns, tool calls, feedback,
+   * and errors logged under an id.
+   */
+  observe(events: ChatEvents): void {
+    events.on('connection:opened', () => this.#connections.inc());
+    events.on('connection:closed', () => this.#connections.dec());
+    events.on('connection:refused', ({ reason }) => this.#connectionsRefused.inc({ reason }));
+    events.on('error:sent', ({ code }) => this.#refusals.inc({ code }));
+    events.on('frame:dropped', () => this.#collapsed.inc());
+    events.on('turn:ended', (summary) => this.#turnEnded(summary));
+    events.on('tool:ran', (event) => this.#toolRan(event));
+    events.on('feedback:given', ({ rating }) => this.#feedback.inc({ rating }));
+    events.on('error:reported', ({ error }) => {
+      // A provider's failure is an upstream error.
+      if (error instanceof ProviderError && error.kind !== 'aborted')
+        this.#upstreamErrors.inc({ code: error.kind });
     });
   }
 
@@ -155,8 +169,7 @@ export class ServerMetrics {
     this.#hub = hub;
   }
 
-  /** The session hub's `onTurnEnded`. */
-  turnEnded = (summary: TurnSummary): void => {
+  #turnEnded(summary: TurnSummary): void {
     const status = summary.status ?? 'complete';
     this.#turnsEnded.inc({ status });
     this.#turnDuration.observe({ status }, summary.ms / 1000);
@@ -166,72 +179,15 @@ export class ServerMetrics {
       this.#tokens.inc({ provider, model, kind: 'prompt' }, summary.usage.promptTokens);
       this.#tokens.inc({ provider, model, kind: 'completion' }, summary.usage.completionTokens);
     }
-  };
-
-  /** The session hub's `onFeedback`: a visitor rated an answer. */
-  feedbackGiven = (rating: 'up' | 'down'): void => {
-    this.#feedback.inc({ rating });
-  };
-
-  /** An error logged under an id (the `onError` path): a provider's failure is an upstream error. */
-  errorReported = (error: unknown): void => {
-    if (error instanceof ProviderError && error.kind !== 'aborted')
-      this.#upstreamErrors.inc({ code: error.kind });
-  };
-
-  /** The outbox's hook: a queued progress frame was replaced by a newer one. */
-  progressCollapsed = (): void => {
-    this.#collapsed.inc();
-  };
-
-  /** The connection options with the outbox's collapse hook counting here. */
-  countingCollapses(options: Partial<ConnectionOptions>): Partial<ConnectionOptions> {
-    const own = options.outbox?.onCollapse;
-    const onCollapse = (): void => {
-      own?.();
-      this.progressCollapsed();
-    };
-    return { ...options, outbox: { ...defaultOutboxLimits, ...options.outbox, onCollapse } };
   }
 
-  /** One `error` frame written to a client. */
-  refused(code: string): void {
-    this.#refusals.inc({ code });
-  }
-
-  /**
-   * The transport core, observed: connections open are read from it, and every socket it
-   * is handed counts the `error` frames written to it. Returns the core to use instead.
-   */
-  observeChatServer(chat: ChatServer): ChatServer {
-    this.#chat = chat;
-    const opened: ChatServer['opened'] = (socket, extra) => chat.opened(this.#countingErrors(socket), extra);
-    return new Proxy(chat, {
-      get: (target, key) => (key === 'opened' ? opened : (Reflect.get(target, key, target) as unknown)),
-    });
-  }
-
-  /** The socket, with `send` counting error frames by code; everything else is the socket's own. */
-  #countingErrors(socket: ChatSocket): ChatSocket {
-    const send = (text: string): void => {
-      if (text.startsWith(ERROR_FRAME_PREFIX)) this.refused(errorCode(text));
-      socket.send(text);
-    };
-    return new Proxy(socket, {
-      get: (target, key) => {
-        if (key === 'send') return send;
-        const value = Reflect.get(target, key, target) as unknown;
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      },
-    });
-  }
-}
-
-function errorCode(text: string): string {
-  try {
-    const frame = JSON.parse(text) as Extract<ServerFrame, { type: 'error' }>;
-    return typeof frame.code === 'string' ? frame.code : 'unknown';
-  } catch {
-    return 'unknown';
+  /** A tool call that ended; a name no tool has is `(unknown)`. */
+  #toolRan(event: ToolExecuteEvent): void {
+    const { isKnownTool } = this.#options;
+    const tool = !isKnownTool || isKnownTool(event.name) ? event.name : UNKNOWN_TOOL;
+    const outcome = event.declined ? 'declined' : event.isError ? 'error' : 'ok';
+    this.#toolCalls.inc({ tool, outcome });
+    if (event.durationMs !== undefined)
+      this.#toolDuration.observe({ tool, outcome }, event.durationMs / 1000);
   }
 }

@@ -4,14 +4,17 @@
  * the adapter calls on that socket's events. It owns what is the same whatever carries
  * the sockets: the live connections, the heartbeat that terminates dead ones, the close
  * code of frames the socket library refused, and the graceful close at shutdown. Each
- * connection's protocol rules are ClientConnection's.
+ * connection's protocol rules are ClientConnection's. What happens is announced on
+ * `events` (chat-events.ts): connections opened and closed, frames dropped, error frames.
  *
  *   const chat = createChatServer({ hub, logger });
  *   const on = chat.opened(socket);  // then on.message(data, isBinary), on.pong(), on.closed(code)
  */
 import { CloseCode } from '@aalis/protocol';
-import { reportingErrors, type ErrorListener, type Logger } from '../util/log-error.js';
+import type { ErrorListener } from '../util/log-error.js';
+import type { Logger } from '../util/logger.js';
 import type { SessionHub } from '../sessions/session-hub.js';
+import { announcingErrors, createChatEvents, hearErrors, type ChatEvents } from './chat-events.js';
 import {
   ClientConnection,
   defaultConnectionOptions,
@@ -45,18 +48,15 @@ export interface SocketHandlers {
   closed(code: number): void;
 }
 
-/** pino, console, or anything alike; `debug` is optional. */
-export interface ChatServerLogger extends Logger {
-  debug?(object: object, message: string): void;
-}
-
 export interface ChatServerOptions {
   hub: SessionHub;
   /** Over the defaults of ClientConnection (hello timeout, rates, backpressure, token). */
   connection?: Partial<ConnectionOptions>;
   /** Each connection's log, unless `opened` is given one of its own. */
-  logger: ChatServerLogger;
-  /** Hears every error a visitor was told only by its id. */
+  logger: Logger;
+  /** Where it announces what happens (the composed services'); a bus of its own by default. */
+  events?: ChatEvents;
+  /** Hears every error a visitor was told only by its id (`error:reported` on `events`). */
   onError?: ErrorListener;
   /** Ping interval; a socket that missed the last pong is terminated (default 30 s). */
   heartbeatMs?: number;
@@ -68,7 +68,9 @@ export interface ChatServer {
    * `remoteAddress` is the client's (the socket's peer, or what a trusted proxy said): failed
    * visitor tokens are counted by it.
    */
-  opened(socket: ChatSocket, extra?: { logger?: ChatServerLogger; remoteAddress?: string }): SocketHandlers;
+  opened(socket: ChatSocket, extra?: { logger?: Logger; remoteAddress?: string }): SocketHandlers;
+  /** What happens, for metrics and the host to hear (chat-events.ts). */
+  readonly events: ChatEvents;
   /** Connections open now. */
   readonly connections: number;
   /** Shutdown: running turns are told and store their answer, then every socket closes with 1001. */
@@ -93,6 +95,8 @@ const ignoring: SocketHandlers = { message() {}, pong() {}, refused() {}, closed
 
 export function createChatServer(options: ChatServerOptions): ChatServer {
   const connectionOptions: ConnectionOptions = { ...defaultConnectionOptions, ...options.connection };
+  const events = options.events ?? createChatEvents(options.logger);
+  if (options.onError) hearErrors(events, options.onError, options.logger);
   const live = new Map<ChatSocket, LiveConnection>();
   let accepting = true;
 
@@ -118,15 +122,18 @@ export function createChatServer(options: ChatServerOptions): ChatServer {
         return ignoring;
       }
       const log = extra.logger ?? options.logger;
-      const connection = new ClientConnection(
-        socket,
-        options.hub,
-        connectionOptions,
-        reportingErrors(log, options.onError),
-        extra.remoteAddress,
-      );
+      const { remoteAddress } = extra;
+      const connection = new ClientConnection(socket, options.hub, connectionOptions, {
+        log: announcingErrors(log, events),
+        events,
+        ...(remoteAddress === undefined ? {} : { remoteAddress }),
+      });
       const tracked: LiveConnection = { connection, alive: true };
       live.set(socket, tracked);
+      events.emit('connection:opened', {
+        connectionId: connection.id,
+        ...(remoteAddress === undefined ? {} : { remoteAddress }),
+      });
       return {
         message: (data, isBinary = false) => connection.receive(data, isBinary),
         pong: () => {
@@ -144,6 +151,8 @@ export function createChatServer(options: ChatServerOptions): ChatServer {
         },
       };
     },
+
+    events,
 
     get connections() {
       return live.size;

@@ -19,12 +19,14 @@ import {
 } from '@aalis/protocol';
 import type { Peer, SessionHub } from '../sessions/session-hub.js';
 import { logErrorWithId } from '../util/log-error.js';
+import type { Logger } from '../util/logger.js';
 import type { VisitorAuth } from '../identity/visitor-auth.js';
 import { VISITOR_REFUSED_REASON } from '../identity/visitor-auth.js';
 import type { Visitor } from '../identity/visitor.js';
 import { Outbox, defaultOutboxLimits, type OutboxLimits } from './outbox.js';
 import type { IpRefusal } from './ip-limits.js';
 import { RateWindow } from '../util/rate-window.js';
+import type { ChatEvents } from './chat-events.js';
 import { sameSecret } from './same-secret.js';
 
 /** What the connection needs of a socket; `ws`'s WebSocket has it. */
@@ -60,10 +62,16 @@ export const defaultConnectionOptions: ConnectionOptions = {
   outbox: defaultOutboxLimits,
 };
 
-export interface ConnectionLogger {
-  info(object: object, message: string): void;
-  error(object: object, message: string): void;
+/** Where a connection logs and announces, and who is on the other end. */
+export interface ConnectionContext {
+  log: Logger;
+  events: ChatEvents;
+  /** The client's IP (the socket's, or what a trusted proxy said), for the per-IP counts. */
+  remoteAddress?: string;
 }
+
+/** The codes of the `error` frames that say a budget refused a `send` (budgets/budgets.ts). */
+const BUDGET_CODES: ReadonlySet<string> = new Set([ErrorCode.QuotaExceeded, ErrorCode.Overloaded]);
 
 /** Close reasons are limited to 123 bytes by the WebSocket protocol. */
 const reason = (text: string): string =>
@@ -95,22 +103,33 @@ export class ClientConnection implements Peer {
   #ended = false;
   #received = 0;
   #sent = 0;
+  private readonly log: Logger;
+  private readonly remoteAddress: string | undefined;
+  readonly #events: ChatEvents;
 
   constructor(
     private readonly socket: SocketLike,
     private readonly hub: SessionHub,
     private readonly options: ConnectionOptions,
-    private readonly log: ConnectionLogger,
-    /** The client's IP (the socket's, or what a trusted proxy said), for the per-IP counts. */
-    private readonly remoteAddress?: string,
+    { log, events, remoteAddress }: ConnectionContext,
   ) {
+    this.log = log;
+    this.#events = events;
+    this.remoteAddress = remoteAddress;
+    const { onCollapse } = options.outbox;
     this.#outbox = new Outbox(
       {
         write: (text) => socket.send(text),
         bufferedAmount: () => socket.bufferedAmount,
         close: (code, why) => this.close(code, why),
       },
-      options.outbox,
+      {
+        ...options.outbox,
+        onCollapse: () => {
+          onCollapse?.();
+          events.emit('frame:dropped', { connectionId: this.id, reason: 'progress_collapsed' });
+        },
+      },
     );
     this.#sends = new RateWindow(options.sendRate.max, options.sendRate.windowMs);
     this.#hellos = new RateWindow(options.helloRate.max, options.helloRate.windowMs);
@@ -133,7 +152,21 @@ export class ClientConnection implements Peer {
 
   deliver(frame: ServerFrame, text: string): void {
     this.#sent++;
+    if (frame.type === 'error' && !this.#closed) this.#announce(frame);
     this.#outbox.push(frame, text);
+  }
+
+  /** An `error` frame going out: `error:sent`, and `budget:refused` for a budget's refusal. */
+  #announce(frame: Extract<ServerFrame, { type: 'error' }>): void {
+    const connectionId = this.id;
+    this.#events.emit('error:sent', { connectionId, code: frame.code });
+    if (!BUDGET_CODES.has(frame.code)) return;
+    this.#events.emit('budget:refused', {
+      connectionId,
+      code: frame.code,
+      ...(frame.limit === undefined ? {} : { limit: frame.limit }),
+      ...(frame.retryInMs === undefined ? {} : { retryInMs: frame.retryInMs }),
+    });
   }
 
   /** A frame from the client, as text or as the bytes of a text frame. Never throws. */
@@ -176,19 +209,23 @@ export class ClientConnection implements Peer {
     clearTimeout(this.#helloTimer);
     this.#outbox.dispose();
     if (this.#sessionId !== undefined) this.hub.leave(this, this.#sessionId);
+    const counts = {
+      code,
+      ms: Date.now() - this.#openedAt,
+      received: this.#received,
+      sent: this.#sent,
+      collapsed: this.#outbox.collapsed,
+    };
     this.log.info(
       {
         connection: this.id,
         sessionId: this.#sessionId ?? null,
         ...(this.#visitor ? { visitor: this.#visitor.id } : {}),
-        code,
-        ms: Date.now() - this.#openedAt,
-        received: this.#received,
-        sent: this.#sent,
-        collapsed: this.#outbox.collapsed,
+        ...counts,
       },
       'connection closed',
     );
+    this.#events.emit('connection:closed', { connectionId: this.id, ...counts });
     this.#sessionId = undefined;
   }
 
@@ -286,6 +323,7 @@ export class ClientConnection implements Peer {
         message: 'the server cannot open conversations right now',
         errorId,
       };
+      this.#announce(frame);
       this.socket.send(JSON.stringify(frame));
       this.close(CloseCode.TryAgainLater, 'the server cannot serve this now: reconnect in a moment');
     }

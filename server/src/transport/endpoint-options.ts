@@ -84,17 +84,6 @@ export function ipSideOf(options: ChatEndpointOptions): IpSide {
   return { clientIpOf, limits, ...(options.sharedIpRates ? { shared: options.sharedIpRates } : {}) };
 }
 
-/** A socket from `ip` may open: this instance's limits, then the shared rate (undone here when that refuses). */
-export async function admitIp(side: IpSide, ip: string): Promise<{ ok: true } | IpRefusal> {
-  const { limits, shared } = side;
-  if (!limits) return { ok: true };
-  const admitted = limits.admit(ip);
-  if (!admitted.ok || !shared) return admitted;
-  const rate = await shared.take('ip_connections_per_minute', ip, limits.limits.connectionsPerMinute);
-  if (!rate.ok) limits.release(ip);
-  return rate;
-}
-
 /** A `send` from `ip`: this instance's rate, then the shared one. */
 function sendsCheck(limits: IpLimits, shared: SharedIpRates | undefined) {
   return {

@@ -5,7 +5,8 @@
  *
  * Every refusal is JSON `{ error, code }` with a status a page can act on, and nothing is
  * stored until the bytes are read whole and checked: an image is a PNG, JPEG, WebP or GIF
- * by its own bytes, with a readable size, within the limits.
+ * by its own bytes, with a readable size, within the limits. Uploads no question ever
+ * named go after a day (checked hourly, and at start), until the app closes.
  */
 import { randomBytes } from 'node:crypto';
 import type { ImageRef } from '@aalis/protocol';
@@ -16,7 +17,7 @@ import { isOriginAllowed } from './origin.js';
 import { retryAfterSeconds } from './ip-limits.js';
 import { RateWindow } from '../util/rate-window.js';
 import { describeImage } from '../images/describe-image.js';
-import type { ImageSettings } from '../images/image-settings.js';
+import { ORPHAN_IMAGE_MS, type ImageSettings } from '../images/image-settings.js';
 import type { UploadTickets } from '../images/upload-ticket.js';
 
 export const IMAGES_PATH = '/images';
@@ -47,6 +48,8 @@ const IMAGE_ID = /^img_[A-Za-z0-9_-]{22}$/;
 
 export async function registerImageRoutes(app: FastifyInstance, options: ImageRoutesOptions): Promise<void> {
   const { store, tickets, settings, allowedOrigins, guarded, clientIpOf, now = Date.now } = options;
+  const orphans = sweepOrphanImages(store, app.log);
+  app.addHook('onClose', async () => clearInterval(orphans));
   const perAddress = new Map<string, RateWindow>();
   const uploadFrom = (address: string) => {
     let window = perAddress.get(address);
@@ -183,3 +186,16 @@ function refuse(reply: FastifyReply, status: number, code: string, error: string
 }
 
 const megabytes = (bytes: number): string => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
+
+/** Deletes the uploads no question named within a day, now and every hour; the timer is returned. */
+function sweepOrphanImages(store: HistoryStore, log: FastifyInstance['log']): NodeJS.Timeout {
+  const sweep = () =>
+    store.dropOrphanImages(Date.now() - ORPHAN_IMAGE_MS).then(
+      (dropped) => dropped && log.info({ dropped }, 'images never sent were deleted'),
+      (error: unknown) => log.error({ err: error }, 'deleting images never sent failed'),
+    );
+  void sweep();
+  const timer = setInterval(() => void sweep(), 60 * 60 * 1000);
+  timer.unref();
+  return timer;
+}

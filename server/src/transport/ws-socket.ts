@@ -3,14 +3,29 @@
  * Fastify plugin and the plain one) do alike with each socket.
  */
 import type { WebSocket } from 'ws';
-import type { ChatServerLogger, SocketHandlers } from './chat-server.js';
+import type { Logger } from '../util/logger.js';
+import type { ChatServer, SocketHandlers } from './chat-server.js';
 import { refusalCloseCode } from './ws-refusals.js';
 
-/** Call it as soon as the socket is open, before anything is awaited, or early frames are lost. */
-export function forwardSocketEvents(socket: WebSocket, handlers: SocketHandlers): void {
+/**
+ * Hands an open socket to the core and forwards its frames, pongs and close. Call it as
+ * soon as the socket is open, before anything is awaited, or early frames are lost.
+ * Its 'error' events are the adapter's to route to handleSocketError.
+ */
+export function acceptWebSocket(
+  chat: ChatServer,
+  socket: WebSocket,
+  extra: { logger?: Logger; remoteAddress?: string | undefined },
+): SocketHandlers {
+  const { logger, remoteAddress } = extra;
+  const handlers = chat.opened(socket, {
+    ...(logger ? { logger } : {}),
+    ...(remoteAddress === undefined ? {} : { remoteAddress }),
+  });
   socket.on('message', (data, isBinary) => handlers.message(data, isBinary));
   socket.on('pong', () => handlers.pong());
   socket.on('close', (code) => handlers.closed(code));
+  return handlers;
 }
 
 /**
@@ -23,7 +38,7 @@ export function handleSocketError(
   error: Error,
   socket: WebSocket,
   handlers: SocketHandlers | undefined,
-  log: ChatServerLogger,
+  log: Logger,
 ): void {
   socket.terminate();
   const code = refusalCloseCode(error);

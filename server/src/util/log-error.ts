@@ -4,14 +4,14 @@
  * only the id, to quote to the site owner.
  */
 import { randomUUID } from 'node:crypto';
+import type { Logger } from './logger.js';
 
-export interface ErrorLogger {
-  error(object: object, message: string): void;
-}
+/** The logger is util/logger.ts's; re-exported for the files that import it from here. */
+export type { Logger };
 
 /** Logs `error` in full under a new id; returns the id. */
 export function logErrorWithId(
-  logger: ErrorLogger,
+  logger: Pick<Logger, 'error'>,
   error: unknown,
   what: string,
   context: object = {},
@@ -24,20 +24,16 @@ export function logErrorWithId(
 /** What a host app hears of each error a visitor was given only an id for. */
 export type ErrorListener = (error: unknown, context: { errorId: string; what: string }) => void;
 
-export interface Logger extends ErrorLogger {
-  info(object: object, message: string): void;
-  warn(object: object, message: string): void;
-}
-
 /**
  * The logger, also telling `onError` of every error logged under an id (for a host's own
- * error tracker). A listener that throws is logged, never passed on to the turn.
+ * error tracker, and the metrics). A listener that throws is logged, never passed on to the turn.
  */
 export function reportingErrors(logger: Logger, onError: ErrorListener | undefined): Logger {
   if (!onError) return logger;
   return {
     info: (object, message) => logger.info(object, message),
     warn: (object, message) => logger.warn(object, message),
+    ...(logger.debug ? { debug: (object: object, message: string) => logger.debug!(object, message) } : {}),
     error: (object, message) => {
       logger.error(object, message);
       const { err, errorId } = object as { err?: unknown; errorId?: unknown };

@@ -8,7 +8,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { formatSeconds } from '../../util/format-seconds.js';
-import type { Logger } from '../../util/log-error.js';
+import type { Logger } from '../../util/logger.js';
 import { ToolError, type ToolContext } from '../define-tool.js';
 import { isStdioServer, type McpServerConfig } from './config.js';
 import {
@@ -22,10 +22,8 @@ import { reportProgress } from './progress-update.js';
 import { retryDelayMs, type RetryPolicy, DEFAULT_RETRY_MAX_MS } from './retry-delay.js';
 import { selectTools } from './select-tools.js';
 
-/** pino, console or alike; `debug`, when there, hears what stdio servers write to stderr. */
-export interface McpLogger extends Logger {
-  debug?(object: object, message: string): void;
-}
+/** The server's one logger (util/logger.ts); `debug`, when there, hears what stdio servers write to stderr. */
+export type McpLogger = Logger;
 
 export interface McpServerConnectionOptions {
   logger: McpLogger;

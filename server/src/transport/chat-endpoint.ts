@@ -1,0 +1,58 @@
+/**
+ * The socket endpoint as every adapter builds it, once, from its options and the composed
+ * services: the admission before each upgrade (admission.ts) and the chat server the open
+ * sockets are handed to (chat-server.ts), with the connections' limits, token and visitor
+ * check (endpoint-options.ts). An adapter only carries requests and sockets to it.
+ */
+import type { SessionHub } from '../sessions/session-hub.js';
+import type { Logger } from '../util/logger.js';
+import { createAdmission, type Admit } from './admission.js';
+import type { ChatEvents } from './chat-events.js';
+import { createChatServer, type ChatServer } from './chat-server.js';
+import type { ClientIpOf } from './client-ip.js';
+import {
+  DEFAULT_MAX_FRAME_BYTES,
+  connectionOptionsOf,
+  ipSideOf,
+  type ChatEndpointOptions,
+} from './endpoint-options.js';
+
+/** What the endpoint runs on, composed above it (compose/chat-services.ts). */
+export interface EndpointServices {
+  hub: SessionHub;
+  events: ChatEvents;
+}
+
+export interface ChatEndpoint {
+  chat: ChatServer;
+  /** Host, Origin and the per-IP limits of one upgrade request: let in, or the answer to give. */
+  admit: Admit;
+  /** A request's client IP: the socket's peer, or X-Forwarded-For from a trusted proxy. */
+  clientIpOf: ClientIpOf;
+  allowedOrigins: readonly string[];
+  /** Largest frame a client may send, for the socket library. */
+  maxFrameBytes: number;
+}
+
+export function createChatEndpoint(
+  services: EndpointServices,
+  options: ChatEndpointOptions,
+  logger: Logger,
+): ChatEndpoint {
+  const ipSide = ipSideOf(options);
+  const allowedOrigins = options.allowedOrigins ?? [];
+  const { hub, events } = services;
+  return {
+    chat: createChatServer({
+      hub,
+      events,
+      connection: connectionOptionsOf(options, ipSide),
+      logger,
+      ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    }),
+    admit: createAdmission({ publicHosts: options.publicHosts ?? [], allowedOrigins, ipSide, events }),
+    clientIpOf: ipSide.clientIpOf,
+    allowedOrigins,
+    maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES,
+  };
+}
