@@ -1,7 +1,7 @@
 import type { ChatMessage, ChatStreamChunk, ToolCallPart } from '@aalis/protocol';
 import { afterEach, describe, expect, test } from 'vitest';
 import { Agent, type AgentOptions, type ToolExecuteEvent } from '../src/agent/agent.js';
-import type { ChatProvider } from '../src/providers/types.js';
+import type { ChatProvider } from '../src/providers/core/types.js';
 import { openAIOn } from './provider-helpers.js';
 import { ToolError, ToolRegistry, defineTool, type ToolDefinition } from '../src/tools/define-tool.js';
 import { builtinTools } from '../src/tools/builtin/index.js';

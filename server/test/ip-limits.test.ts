@@ -9,7 +9,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { IpLimits } from '../src/transport/ip-limits.js';
 import { attachAalisChat, type AttachedAalisChat } from '../src/adapters/use-ws.js';
-import { DemoProvider } from '../src/providers/demo/demo-provider.js';
+import { DemoProvider } from '../src/providers/demo/index.js';
 import { fixture } from './fake-upstream.js';
 import { startServer, type Harness } from './ws-harness.js';
 

@@ -23,8 +23,8 @@ import {
 } from '@aalis/protocol';
 import { logErrorWithId, type ErrorLogger } from '../util/log-error.js';
 import { approvalPolicyFor, type ApprovalPolicy, type ApprovalRules } from './approval-policy.js';
-import { ProviderError } from '../providers/errors.js';
-import type { ChatProvider, ModelMessage, RoundReplay } from '../providers/types.js';
+import { ProviderError } from '../providers/core/errors.js';
+import type { ChatProvider, ModelMessage, RoundReplay } from '../providers/core/types.js';
 import type { RoundRecord, StoredMessage } from './stored-message.js';
 import type { ToolRegistry } from '../tools/define-tool.js';
 import type { Workspace } from '../tools/workspace.js';

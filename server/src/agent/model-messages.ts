@@ -12,7 +12,7 @@
  */
 import { imagesOf } from './cap-result.js';
 import type { Part, ToolCallPart } from '@aalis/protocol';
-import type { ModelMessage, RoundReplay, ToolImage } from '../providers/types.js';
+import type { ModelMessage, RoundReplay, ToolImage } from '../providers/core/types.js';
 import type { StoredMessage } from './stored-message.js';
 
 /** What the model is told about a call that never finished (an aborted or failed turn). */

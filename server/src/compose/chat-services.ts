@@ -12,7 +12,7 @@ import { MemoryHistoryStore } from '../history/memory-store.js';
 import type { HistoryStore } from '../history/store.js';
 import { reportingErrors, type ErrorListener, type Logger } from '../util/log-error.js';
 import type { ApprovalRules } from '../agent/approval-policy.js';
-import type { ChatProvider } from '../providers/types.js';
+import type { ChatProvider } from '../providers/core/types.js';
 import { SessionHub, type SessionHubOptions } from '../sessions/session-hub.js';
 import type { SessionCluster } from '../sessions/session-cluster.js';
 import { builtinTools } from '../tools/builtin/index.js';

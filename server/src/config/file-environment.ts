@@ -9,26 +9,12 @@ import { AUTH_VARIABLES } from '../identity/auth-config.js';
 import { BUDGET_VARIABLES } from '../budgets/budget-config.js';
 import { IP_LIMIT_VARIABLES, TRUST_PROXY_VARIABLE } from '../transport/ip-limits.js';
 import { IMAGE_VARIABLES, VISION_VARIABLE } from '../images/image-config.js';
-import type { ProviderName } from '../providers/from-env.js';
+import { PROVIDER_KEY_VARIABLES, PROVIDER_URL_VARIABLES } from '../providers/from-env.js';
 
 type Env = Record<string, string | undefined>;
 
-/** The variable each provider reads its key from (ollama and demo take none). */
-export const PROVIDER_KEY_VARIABLES: Partial<Record<ProviderName, string>> = {
-  openai: 'OPENAI_API_KEY',
-  'openai-responses': 'OPENAI_API_KEY',
-  anthropic: 'ANTHROPIC_API_KEY',
-  deepseek: 'DEEPSEEK_API_KEY',
-};
-
-/** The variable each provider reads its address from (demo runs in-process). */
-export const PROVIDER_URL_VARIABLES: Partial<Record<ProviderName, string>> = {
-  openai: 'OPENAI_BASE_URL',
-  'openai-responses': 'OPENAI_BASE_URL',
-  anthropic: 'ANTHROPIC_BASE_URL',
-  deepseek: 'DEEPSEEK_BASE_URL',
-  ollama: 'OLLAMA_HOST',
-};
+/** The variables each provider reads its key and its address from: each provider's folder says. */
+export { PROVIDER_KEY_VARIABLES, PROVIDER_URL_VARIABLES };
 
 /** The other settings of the `provider` block, by the variable each stands for. */
 const PROVIDER_VARIABLES: Array<[key: keyof ProviderSettings, variable: string]> = [

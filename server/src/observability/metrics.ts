@@ -9,7 +9,7 @@
 import type { ServerFrame } from '@aalis/protocol';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Agent } from '../agent/agent.js';
-import { ProviderError } from '../providers/errors.js';
+import { ProviderError } from '../providers/core/errors.js';
 import type { SessionHub, TurnSummary } from '../sessions/session-hub.js';
 import type { ChatServer, ChatSocket } from '../transport/chat-server.js';
 import type { ConnectionOptions } from '../transport/client-connection.js';

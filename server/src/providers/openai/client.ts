@@ -4,10 +4,10 @@
  * `ProviderError`s: one place that knows the SDK's error classes.
  */
 import OpenAI from 'openai';
-import { ProviderError } from './errors.js';
-import { sdkRequestError } from './sdk-errors.js';
-import { DEFAULT_FIRST_BYTE_TIMEOUT_MS } from './round-stream.js';
-import { httpFetch } from './http-fetch.js';
+import { ProviderError } from '../core/errors.js';
+import { sdkRequestError } from '../core/sdk-errors.js';
+import { DEFAULT_FIRST_BYTE_TIMEOUT_MS } from '../core/round-stream.js';
+import { httpFetch } from '../core/http-fetch.js';
 
 export function createOpenAIClient(options: {
   apiKey: string;
