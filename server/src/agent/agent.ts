@@ -239,16 +239,16 @@ export class Agent extends EventEmitter<AgentEvents> {
     );
   }
 
-  #start({ call, arguments: args }: ParsedCall, turn: TurnRecorder, input: TurnInput): void {
+  #start({ call, text }: ParsedCall, turn: TurnRecorder, input: TurnInput): void {
     turn.tool({
       ...toolEvent(input.sessionId, call, 'start'),
-      arguments: args,
+      arguments: text,
       ...turn.writing(call),
     });
   }
 
   #askApproval(
-    { call, arguments: args }: ParsedCall,
+    { call, text }: ParsedCall,
     policy: 'always' | 'session',
     input: TurnInput,
   ): Promise<ApprovalOutcome> {
@@ -257,7 +257,7 @@ export class Agent extends EventEmitter<AgentEvents> {
       callId: call.id,
       index: call.index,
       name: call.name,
-      arguments: args,
+      arguments: text,
       policy,
       expiresAt: this.#options.now() + this.#options.approvalTimeoutMs,
     };
@@ -266,7 +266,7 @@ export class Agent extends EventEmitter<AgentEvents> {
 
   /** A call that never ran: an `end` without a `start`, with its arguments (no client has them from a start). */
   #notRun(
-    { call, arguments: args }: ParsedCall,
+    { call, text }: ParsedCall,
     outcome: Exclude<ApprovalOutcome, 'approved'>,
     turn: TurnRecorder,
     input: TurnInput,
@@ -274,7 +274,7 @@ export class Agent extends EventEmitter<AgentEvents> {
     turn.trace.tool(call).notRun(outcome === 'aborted' ? 'error' : 'declined');
     turn.tool({
       ...toolEvent(input.sessionId, call, 'end'),
-      arguments: args,
+      arguments: text,
       ...turn.writing(call),
       result: NOT_RUN[outcome],
       isError: true,
