@@ -1,6 +1,6 @@
 /**
- * The `openai` SDK client as both OpenAI APIs use it (Chat Completions in openai.ts, the
- * Responses API in openai-responses.ts), and the reading of its errors as typed
+ * The `openai` SDK client as both OpenAI APIs use it (Chat Completions in provider.ts, the
+ * Responses API in ../openai-responses/), and the reading of its errors as typed
  * `ProviderError`s: one place that knows the SDK's error classes.
  */
 import OpenAI from 'openai';
