@@ -40,7 +40,7 @@ async function readApprovalCard(page: Page, timeout = 5_000): Promise<string> {
   await card(page).waitFor({ timeout });
   expect(await card(page).count()).toBe(1);
   expect(await text(card(page).locator('.approval-title'))).toBe('delete_file asks for approval');
-  expect(await card(page).locator('.approval-arguments').innerText()).toContain('"path": "notes.md"');
+  expect(await card(page).locator('.approval-arguments').innerText()).toContain('"path":"notes.md"');
   expect(await text(card(page).locator('[part~="approve-button"]'))).toBe('Approve');
   expect(await text(card(page).locator('[part~="deny-button"]'))).toBe('Deny');
   expect(await text(card(page).locator('[part~="allow-session-button"]'))).toBe(

@@ -113,7 +113,8 @@ describe('the demo in a real browser', () => {
       /get_weather[\s\S]*get_weather[\s\S]*get_time[\s\S]*Paris is mild/,
     );
     await blocks.nth(0).locator('summary').click();
-    expect(await blocks.nth(0).innerText()).toMatch(/"location": "Paris, France"[\s\S]*"temperature"/);
+    // The arguments as the model wrote them (no re-indented copy), then the result.
+    expect(await blocks.nth(0).innerText()).toMatch(/\{"location":"Paris, France"\}[\s\S]*"temperature"/);
     await page.locator('aalis-chat').screenshot({ path: `${SCREENSHOTS}tool-blocks.png` });
     await page.close();
   }, 60_000);

@@ -63,21 +63,27 @@ export type {
   ProviderChunk,
   RoundReplay,
   ToolSpec,
-} from './providers/types.js';
-export { ProviderError, type ProviderErrorKind } from './providers/errors.js';
-export { OpenAIProvider, type OpenAIProviderOptions } from './providers/openai.js';
+} from './providers/core/types.js';
+export { ProviderError, type ProviderErrorKind } from './providers/core/errors.js';
+export {
+  defineProvider,
+  type ProviderDefinition,
+  type ProviderSettings,
+  type SettingDescription,
+} from './providers/core/definition.js';
+export { OpenAIProvider, type OpenAIProviderOptions } from './providers/openai/index.js';
 export {
   OpenAIResponsesProvider,
   type OpenAIResponsesProviderOptions,
-} from './providers/openai-responses.js';
+} from './providers/openai-responses/index.js';
 export {
   AnthropicProvider,
   type AnthropicProviderOptions,
   type AnthropicThinking,
-} from './providers/anthropic.js';
-export { createDeepSeekProvider } from './providers/deepseek.js';
-export { OllamaProvider, type OllamaProviderOptions } from './providers/ollama.js';
-export { DemoProvider } from './providers/demo/demo-provider.js';
+} from './providers/anthropic/index.js';
+export { createDeepSeekProvider } from './providers/deepseek/index.js';
+export { OllamaProvider, type OllamaProviderOptions } from './providers/ollama/index.js';
+export { DemoProvider } from './providers/demo/index.js';
 export { providerFromEnv } from './providers/from-env.js';
 export {
   defineTool,

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { aalisChat, type AalisChatOptions } from '../src/adapters/fastify-plugin.js';
 import { attachAalisChat } from '../src/adapters/use-ws.js';
-import { DemoProvider } from '../src/providers/demo/demo-provider.js';
+import { DemoProvider } from '../src/providers/demo/index.js';
 import { DEMO_MODEL } from '../src/providers/demo/model-server.js';
 import type { ChatEventMap, ChatEvents } from '../src/transport/chat-events.js';
 import type { IpRefusal, SharedIpRates } from '../src/transport/ip-limits.js';

@@ -1,7 +1,7 @@
 import type { ChatMessage, ChatStreamChunk, ToolCallPart } from '@aalis/protocol';
 import { afterEach, describe, expect, test } from 'vitest';
 import { Agent, type AgentOptions, type ToolExecuteEvent } from '../src/agent/agent.js';
-import type { ChatProvider } from '../src/providers/types.js';
+import type { ChatProvider } from '../src/providers/core/types.js';
 import { openAIOn } from './provider-helpers.js';
 import { ToolError, ToolRegistry, defineTool, type ToolDefinition } from '../src/tools/define-tool.js';
 import { builtinTools } from '../src/tools/builtin/index.js';
@@ -101,7 +101,8 @@ describe('a turn', () => {
       'start call_Hk3Lm2',
     ]);
     expect(tools.filter((t) => t.phase === 'end').map((t) => t.isError)).toEqual([false, false]);
-    expect(tools[0]!.arguments).toEqual({ location: 'Paris, France', unit: 'celsius' });
+    // The arguments as the model wrote them: its text, not a value parsed and written out again.
+    expect(tools[0]!.arguments).toBe('{"location":"Paris, France","unit":"celsius"}');
 
     const second = sentMessages(1);
     expect(second[1]).toMatchObject({
@@ -302,6 +303,22 @@ describe('tools that go wrong', () => {
     expect(tools.find((t) => t.callId === 'c2' && t.phase === 'start')!.arguments).toBe('{"expression": "1+');
     expect(ends[2]!.result).toMatch(/invalid arguments: arguments must have required property 'expression'/);
     expect(ends[3]!.result).toEqual({ expression: '2^10', result: 1024 });
+    // Parsed once, to run the tool: the event, the history and the next request keep the
+    // text as the model wrote it (its space included), and "" stands for {}.
+    expect(tools.find((t) => t.callId === 'c4' && t.phase === 'start')!.arguments).toBe(
+      '{"expression": "2^10"}',
+    );
+    const c4 = toolParts(message).find((p) => p.callId === 'c4')!;
+    expect(c4.arguments).toBe('{"expression": "2^10"}');
+    expect(sentMessages(1)[1]).toMatchObject({
+      role: 'assistant',
+      tool_calls: [
+        { id: 'c1', function: { arguments: '{}' } },
+        { id: 'c2', function: { arguments: '{"expression": "1+' } },
+        { id: 'c3', function: { arguments: '{"expr": "1+1"}' } },
+        { id: 'c4', function: { arguments: '{"expression": "2^10"}' } },
+      ],
+    });
     expect(sentMessages(1).filter((m) => m.role === 'tool')).toHaveLength(4);
     expect(message.status).toBe('complete');
   });
@@ -330,6 +347,8 @@ describe('tools that go wrong', () => {
     );
     await run();
     expect(sentMessages(1).at(-1)).toMatchObject({ role: 'tool', content: 'Error: try a smaller file' });
+    // Arguments written as "" stand for {}, and go back as {}.
+    expect(sentMessages(1)[1]).toMatchObject({ tool_calls: [{ function: { arguments: '{}' } }] });
   });
 });
 

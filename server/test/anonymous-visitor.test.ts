@@ -12,7 +12,7 @@ import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { SqliteHistoryStore } from '../src/history/sqlite-store.js';
 import { ANONYMOUS_KEY_FILE, createAnonymousKeys } from '../src/identity/anonymous-key.js';
 import { createVisitorAuth } from '../src/identity/visitor-auth.js';
-import { DemoProvider } from '../src/providers/demo/demo-provider.js';
+import { DemoProvider } from '../src/providers/demo/index.js';
 import { startServer, type Harness, type TestClient } from './ws-harness.js';
 
 type ReadyFrame = Extract<ServerFrame, { type: 'ready' }>;

@@ -9,10 +9,10 @@ import {
   AnthropicProvider,
   toAnthropicMessages,
   type AnthropicProviderOptions,
-} from '../src/providers/anthropic.js';
-import { ProviderError } from '../src/providers/errors.js';
+} from '../src/providers/anthropic/index.js';
+import { ProviderError } from '../src/providers/core/errors.js';
 import { ConfigError, providerFromEnv } from '../src/providers/from-env.js';
-import type { ModelMessage, ProviderChunk, RoundReplay } from '../src/providers/types.js';
+import type { ModelMessage, ProviderChunk, RoundReplay } from '../src/providers/core/types.js';
 import {
   fixture,
   startFakeUpstream,

@@ -7,7 +7,7 @@ import { ErrorCode, type ServerFrame } from '@aalis/protocol';
 import { afterAll, describe, expect, test } from 'vitest';
 import { Agent } from '../src/agent/agent.js';
 import { MemoryHistoryStore } from '../src/history/memory-store.js';
-import { DemoProvider } from '../src/providers/demo/demo-provider.js';
+import { DemoProvider } from '../src/providers/demo/index.js';
 import type {
   ApprovalDecision,
   FollowHandlers,

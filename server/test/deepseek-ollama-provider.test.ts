@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { createDeepSeekProvider } from '../src/providers/deepseek.js';
-import { OllamaProvider } from '../src/providers/ollama.js';
+import { createDeepSeekProvider } from '../src/providers/deepseek/index.js';
+import { OllamaProvider } from '../src/providers/ollama/index.js';
 import { fixture, startFakeUpstream, type FakeUpstream, type Reply } from './fake-upstream.js';
 import { FAST_RETRY, drain, expectedFromSse, progressOf, request, textOf } from './provider-helpers.js';
 

@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { gzipSync, brotliCompressSync } from 'node:zlib';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, test } from 'vitest';
-import { httpFetch } from '../src/providers/http-fetch.js';
+import { httpFetch } from '../src/providers/core/http-fetch.js';
 import { fixture } from './fake-upstream.js';
 
 interface Seen {

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { ConfigError, loadConfig, loadServerConfig } from '../src/config/server-config.js';
 import { checkConfiguration } from '../src/config/check.js';
-import { DemoProvider } from '../src/providers/demo/demo-provider.js';
+import { DemoProvider } from '../src/providers/demo/index.js';
 import { attachAalisChat } from '../src/adapters/use-ws.js';
 
 const SECRET = 'x'.repeat(32);

@@ -7,7 +7,7 @@
 import type { ChatMessage } from '@aalis/protocol';
 import { afterEach, expect, test } from 'vitest';
 import { Agent } from '../src/agent/agent.js';
-import { OllamaProvider } from '../src/providers/ollama.js';
+import { OllamaProvider } from '../src/providers/ollama/index.js';
 import { builtinTools } from '../src/tools/builtin/index.js';
 import { ToolRegistry } from '../src/tools/define-tool.js';
 import { Workspace } from '../src/tools/workspace.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { ProviderError } from '../src/providers/errors.js';
-import type { OpenAIProvider } from '../src/providers/openai.js';
+import { ProviderError } from '../src/providers/core/errors.js';
+import type { OpenAIProvider } from '../src/providers/openai/index.js';
 import {
   completionChunk,
   fixture,

@@ -6,14 +6,14 @@
  */
 import type { ToolCall, ToolCallProgress } from '@aalis/protocol';
 import { afterEach, describe, expect, test } from 'vitest';
-import { ProviderError } from '../src/providers/errors.js';
+import { ProviderError } from '../src/providers/core/errors.js';
 import { ConfigError, providerFromEnv } from '../src/providers/from-env.js';
 import {
   OpenAIResponsesProvider,
   toResponsesInput,
   type OpenAIResponsesProviderOptions,
-} from '../src/providers/openai-responses.js';
-import type { ModelMessage, ProviderChunk, RoundReplay } from '../src/providers/types.js';
+} from '../src/providers/openai-responses/index.js';
+import type { ModelMessage, ProviderChunk, RoundReplay } from '../src/providers/core/types.js';
 import { fixture, startFakeUpstream, type FakeUpstream, type Reply } from './fake-upstream.js';
 import { FAST_RETRY, drain, expectRound, progressOf, request, textOf } from './provider-helpers.js';
 

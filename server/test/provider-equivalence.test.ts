@@ -8,9 +8,9 @@
 import { readdirSync } from 'node:fs';
 import type { ServerFrame } from '@aalis/protocol';
 import { afterEach, describe, expect, test } from 'vitest';
-import { AnthropicProvider } from '../src/providers/anthropic.js';
-import { OpenAIResponsesProvider } from '../src/providers/openai-responses.js';
-import type { ChatProvider } from '../src/providers/types.js';
+import { AnthropicProvider } from '../src/providers/anthropic/index.js';
+import { OpenAIResponsesProvider } from '../src/providers/openai-responses/index.js';
+import type { ChatProvider } from '../src/providers/core/types.js';
 import { fixture, startFakeUpstream, type FakeUpstream, type Reply } from './fake-upstream.js';
 import { FAST_RETRY, openAIOn } from './provider-helpers.js';
 import { startServer, type Harness } from './ws-harness.js';

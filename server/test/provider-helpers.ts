@@ -1,8 +1,8 @@
 /** Shared pieces of the provider tests: running a stream to its end, and an independent reading of a fixture. */
 import type { ChatStreamChunk, ToolCallProgress } from '@aalis/protocol';
 import { expect } from 'vitest';
-import { OpenAIProvider, type OpenAIProviderOptions } from '../src/providers/openai.js';
-import type { ChatProvider, ChatRequest } from '../src/providers/types.js';
+import { OpenAIProvider, type OpenAIProviderOptions } from '../src/providers/openai/index.js';
+import type { ChatProvider, ChatRequest } from '../src/providers/core/types.js';
 
 /** Retries that take milliseconds, so tests of retrying stay fast. */
 export const FAST_RETRY = { retries: 1, baseDelayMs: 1, maxDelayMs: 2 };

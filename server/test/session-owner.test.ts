@@ -11,7 +11,7 @@ import type { ServerFrame } from '@aalis/protocol';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { Agent } from '../src/agent/agent.js';
 import { SqliteHistoryStore } from '../src/history/sqlite-store.js';
-import { DemoProvider } from '../src/providers/demo/demo-provider.js';
+import { DemoProvider } from '../src/providers/demo/index.js';
 import { SessionHub } from '../src/sessions/session-hub.js';
 import { ToolRegistry } from '../src/tools/define-tool.js';
 import { peer } from './hub-peer.js';

@@ -4,7 +4,7 @@
  * that joins mid-run gets the latest in `stream_resume`.
  */
 import { afterAll, afterEach, expect, test } from 'vitest';
-import { DemoProvider } from '../src/providers/demo/demo-provider.js';
+import { DemoProvider } from '../src/providers/demo/index.js';
 import { startServer, type Harness } from './ws-harness.js';
 
 const provider = new DemoProvider({ speed: 0 });

@@ -10,8 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { ServerFrame } from '@aalis/protocol';
 import { afterEach, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
-import { DemoProvider } from '../src/providers/demo/demo-provider.js';
-import { DEMO_MODEL } from '../src/providers/demo/model-server.js';
+import { DEMO_MODEL, DemoProvider } from '../src/providers/demo/index.js';
 import { createChatServer } from '../src/transport/chat-server.js';
 import { createChatServices } from '../src/compose/chat-services.js';
 import {

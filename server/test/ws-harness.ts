@@ -6,8 +6,8 @@ import { emptyView, reduce, type ChatView, type ServerFrame } from '@aalis/proto
 import Fastify, { type FastifyInstance } from 'fastify';
 import WebSocket from 'ws';
 import type { HistoryStore } from '../src/history/store.js';
-import type { OpenAIProviderOptions } from '../src/providers/openai.js';
-import type { ChatProvider } from '../src/providers/types.js';
+import type { OpenAIProviderOptions } from '../src/providers/openai/index.js';
+import type { ChatProvider } from '../src/providers/core/types.js';
 import { aalisChat, type AalisChatOptions } from '../src/adapters/fastify-plugin.js';
 import { startFakeUpstream, type FakeUpstream, type Reply } from './fake-upstream.js';
 import { openAIOn } from './provider-helpers.js';

@@ -24,8 +24,8 @@ import {
 import { logErrorWithId } from '../util/log-error.js';
 import type { Logger } from '../util/logger.js';
 import { approvalPolicyFor, type ApprovalPolicy, type ApprovalRules } from './approval-policy.js';
-import { ProviderError } from '../providers/errors.js';
-import type { ChatProvider, ModelMessage, RoundReplay } from '../providers/types.js';
+import { ProviderError } from '../providers/core/errors.js';
+import type { ChatProvider, ModelMessage, RoundReplay } from '../providers/core/types.js';
 import type { RoundRecord, StoredMessage } from './stored-message.js';
 import type { ToolRegistry } from '../tools/define-tool.js';
 import type { Workspace } from '../tools/workspace.js';
@@ -240,16 +240,16 @@ export class Agent extends EventEmitter<AgentEvents> {
     );
   }
 
-  #start({ call, arguments: args }: ParsedCall, turn: TurnRecorder, input: TurnInput): void {
+  #start({ call, text }: ParsedCall, turn: TurnRecorder, input: TurnInput): void {
     turn.tool({
       ...toolEvent(input.sessionId, call, 'start'),
-      arguments: args,
+      arguments: text,
       ...turn.writing(call),
     });
   }
 
   #askApproval(
-    { call, arguments: args }: ParsedCall,
+    { call, text }: ParsedCall,
     policy: 'always' | 'session',
     input: TurnInput,
   ): Promise<ApprovalOutcome> {
@@ -258,7 +258,7 @@ export class Agent extends EventEmitter<AgentEvents> {
       callId: call.id,
       index: call.index,
       name: call.name,
-      arguments: args,
+      arguments: text,
       policy,
       expiresAt: this.#options.now() + this.#options.approvalTimeoutMs,
     };
@@ -267,7 +267,7 @@ export class Agent extends EventEmitter<AgentEvents> {
 
   /** A call that never ran: an `end` without a `start`, with its arguments (no client has them from a start). */
   #notRun(
-    { call, arguments: args }: ParsedCall,
+    { call, text }: ParsedCall,
     outcome: Exclude<ApprovalOutcome, 'approved'>,
     turn: TurnRecorder,
     input: TurnInput,
@@ -275,7 +275,7 @@ export class Agent extends EventEmitter<AgentEvents> {
     turn.trace.tool(call).notRun(outcome === 'aborted' ? 'error' : 'declined');
     turn.tool({
       ...toolEvent(input.sessionId, call, 'end'),
-      arguments: args,
+      arguments: text,
       ...turn.writing(call),
       result: NOT_RUN[outcome],
       isError: true,

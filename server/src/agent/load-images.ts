@@ -6,7 +6,7 @@
  */
 import type { ChatMessage } from '@aalis/protocol';
 import { CONTEXT_IMAGES } from '../images/image-settings.js';
-import type { ToolImage } from '../providers/types.js';
+import type { ToolImage } from '../providers/core/types.js';
 
 export type ImageSource = (id: string) => Promise<{ mimeType: string; data: Buffer } | undefined>;
 

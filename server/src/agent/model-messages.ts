@@ -12,7 +12,7 @@
  */
 import { imagesOf } from './cap-result.js';
 import type { Part, ToolCallPart } from '@aalis/protocol';
-import type { ModelMessage, RoundReplay, ToolImage } from '../providers/types.js';
+import type { ModelMessage, RoundReplay, ToolImage } from '../providers/core/types.js';
 import type { StoredMessage } from './stored-message.js';
 
 /** What the model is told about a call that never finished (an aborted or failed turn). */
@@ -117,7 +117,10 @@ function assistantRounds({ parts, rounds = [] }: StoredMessage): ModelMessage[] 
 export const textOf = (parts: readonly Part[], type: 'text' | 'reasoning'): string =>
   parts.map((p) => (p.type === type ? p.text : '')).join('');
 
-/** Arguments that were not valid JSON are kept as the raw text the model wrote. */
+/**
+ * The arguments are kept as the text the model wrote, and sent back as they are; a
+ * message stored before that keeps them parsed, and they are written as JSON again.
+ */
 const argumentsText = (args: unknown): string =>
   typeof args === 'string' ? args : JSON.stringify(args ?? {});
 

@@ -5,7 +5,7 @@
  * own words for the code, in the visitor's language.)
  */
 import { ErrorCode } from '@aalis/protocol';
-import type { ProviderError, ProviderErrorKind } from '../providers/errors.js';
+import type { ProviderError, ProviderErrorKind } from '../providers/core/errors.js';
 
 /** A turn's failure as a visitor may read it. */
 export interface TurnError {

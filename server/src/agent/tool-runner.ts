@@ -10,8 +10,13 @@ import type { ErrorReporter } from './public-errors.js';
 
 export interface ParsedCall {
   call: ToolCall;
-  /** The parsed JSON; the raw text when it did not parse. */
+  /** The parsed JSON, what the tool is given; the raw text when it did not parse. */
   arguments: unknown;
+  /**
+   * The arguments as the model wrote them (`{}` for none): what the events carry, the
+   * history keeps, the card shows and the model is sent back. Never parsed again.
+   */
+  text: string;
   /** Why the call cannot run, decided before it starts. */
   refusal?: string;
 }
@@ -22,14 +27,16 @@ export interface ToolOutcome {
 }
 
 export function parseCall(call: ToolCall, tools: ToolRegistry): ParsedCall {
+  // Some models send "" for a tool without parameters.
+  const text = call.arguments.trim() === '' ? '{}' : call.arguments;
   let args: unknown;
   try {
-    // Some models send "" for a tool without parameters.
-    args = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
+    args = JSON.parse(text);
   } catch (error) {
     return {
       call,
-      arguments: call.arguments,
+      arguments: text,
+      text,
       refusal: `the arguments are not valid JSON (${(error as Error).message})`,
     };
   }
@@ -37,13 +44,14 @@ export function parseCall(call: ToolCall, tools: ToolRegistry): ParsedCall {
     return {
       call,
       arguments: args,
+      text,
       refusal: `there is no tool named "${call.name}"; the tools are: ${tools.names.join(', ')}`,
     };
   }
   const valid = tools.validate(call.name, args);
   return valid.ok
-    ? { call, arguments: args }
-    : { call, arguments: args, refusal: `invalid arguments: ${valid.message}` };
+    ? { call, arguments: args, text }
+    : { call, arguments: args, text, refusal: `invalid arguments: ${valid.message}` };
 }
 
 export async function runTool(

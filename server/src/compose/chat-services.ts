@@ -14,7 +14,7 @@ import type { HistoryStore } from '../history/store.js';
 import type { ErrorListener } from '../util/log-error.js';
 import type { Logger } from '../util/logger.js';
 import type { ApprovalRules } from '../agent/approval-policy.js';
-import type { ChatProvider } from '../providers/types.js';
+import type { ChatProvider } from '../providers/core/types.js';
 import { SessionHub, type SessionHubOptions } from '../sessions/session-hub.js';
 import type { SessionCoordination } from '../sessions/coordination.js';
 import { LocalCoordination } from '../sessions/local-coordination.js';

@@ -32,7 +32,7 @@ export interface ProviderSettings {
   apiKey?: string;
   baseUrl?: string;
   maxOutputTokens?: number;
-  /** Per provider: anthropic `off | adaptive | budget`, openai-responses an effort (model-effort.ts). */
+  /** Per provider: anthropic `off | adaptive | budget`, openai-responses an effort (each provider's index.ts). */
   reasoning?: string | number;
   firstByteTimeoutMs?: number;
   idleTimeoutMs?: number;

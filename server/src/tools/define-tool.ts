@@ -7,7 +7,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { ToolProgress } from '@aalis/protocol';
-import type { ToolSpec } from '../providers/types.js';
+import type { ToolSpec } from '../providers/core/types.js';
 import type { Workspace } from './workspace.js';
 import { ToolError } from './tool-error.js';
 

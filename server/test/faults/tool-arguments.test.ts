@@ -173,11 +173,11 @@ describe('arguments under the cap', () => {
 
     for (const tab of [live, joinedMidway, joinedAfter]) {
       expect(count(wireText(tab), marker)).toBe(1);
-      // And each still shows the whole call, arguments included.
+      // And each still shows the whole call, arguments included, as the model wrote them.
       const last = tab.view.messages.at(-1)!;
       expect(last.parts.find((p) => p.type === 'tool_call')).toMatchObject({
         status: 'done',
-        arguments: { content },
+        arguments: JSON.stringify({ content }),
       });
     }
   });

@@ -9,7 +9,7 @@
  * per item: when the timer fires, it measures the silence that really passed and sleeps
  * again for what is left of the nearer limit.
  */
-import { formatSeconds } from '../util/format-seconds.js';
+import { formatSeconds } from '../../util/format-seconds.js';
 import { ProviderError } from './errors.js';
 
 export class SilenceWatch {

@@ -1,13 +1,13 @@
 /**
- * The `openai` SDK client as both OpenAI APIs use it (Chat Completions in openai.ts, the
- * Responses API in openai-responses.ts), and the reading of its errors as typed
+ * The `openai` SDK client as both OpenAI APIs use it (Chat Completions in provider.ts, the
+ * Responses API in ../openai-responses/), and the reading of its errors as typed
  * `ProviderError`s: one place that knows the SDK's error classes.
  */
 import OpenAI from 'openai';
-import { ProviderError } from './errors.js';
-import { sdkRequestError } from './sdk-errors.js';
-import { DEFAULT_FIRST_BYTE_TIMEOUT_MS } from './round-stream.js';
-import { httpFetch } from './http-fetch.js';
+import { ProviderError } from '../core/errors.js';
+import { sdkRequestError } from '../core/sdk-errors.js';
+import { DEFAULT_FIRST_BYTE_TIMEOUT_MS } from '../core/round-stream.js';
+import { httpFetch } from '../core/http-fetch.js';
 
 export function createOpenAIClient(options: {
   apiKey: string;

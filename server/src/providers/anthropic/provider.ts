@@ -12,34 +12,24 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type {
-  ContentBlockParam,
   MessageCreateParamsStreaming,
-  MessageParam,
   RawMessageStreamEvent,
   ThinkingConfigParam,
-  ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages/messages';
-import { ImageMimeTypeSchema, type ChatStreamChunk, type Usage } from '@aalis/protocol';
-import { ProviderError, outputLimitError } from './errors.js';
-import { sdkRequestError } from './sdk-errors.js';
-import type { RetryPolicy } from './retry.js';
+import type { ChatStreamChunk, Usage } from '@aalis/protocol';
+import { outputLimitError } from '../core/errors.js';
+import { midStreamError, requestError } from './errors.js';
+import { ANTHROPIC, toAnthropicMessages } from './messages.js';
+import type { RetryPolicy } from '../core/retry.js';
 import {
   DEFAULT_FIRST_BYTE_TIMEOUT_MS,
   streamRound,
   type RoundState,
   type UpstreamTimeouts,
-} from './round-stream.js';
-import type {
-  ChatProvider,
-  ChatRequest,
-  ChatStreamOptions,
-  ModelMessage,
-  ProviderChunk,
-  ToolImage,
-} from './types.js';
-import { httpFetch } from './http-fetch.js';
+} from '../core/round-stream.js';
+import type { ChatProvider, ChatRequest, ChatStreamOptions, ProviderChunk } from '../core/types.js';
+import { httpFetch } from '../core/http-fetch.js';
 
-export const ANTHROPIC = 'anthropic';
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 8192;
 
 /** Extended thinking: off, a budget of tokens, or as much as the model decides (newer models). */
@@ -53,10 +43,6 @@ export interface AnthropicProviderOptions extends UpstreamTimeouts {
   maxTokens?: number;
   thinking?: AnthropicThinking;
 }
-
-/** The image types a tool_result can carry. */
-/** The image types Anthropic reads: the protocol's own. */
-const IMAGE_TYPES = new Set<string>(ImageMimeTypeSchema.options);
 
 export class AnthropicProvider implements ChatProvider {
   readonly name = ANTHROPIC;
@@ -288,131 +274,4 @@ class MessageReader {
     const { input, output } = this.#usage;
     return { promptTokens: input, completionTokens: output, totalTokens: input + output };
   }
-}
-
-/** The conversation as Anthropic takes it: the system prompt apart, user and assistant turns alternating. */
-export function toAnthropicMessages(messages: readonly ModelMessage[]): {
-  system: string;
-  messages: MessageParam[];
-} {
-  const system: string[] = [];
-  const out: MessageParam[] = [];
-  // Consecutive messages of one role become one: tool results and the next question share a user turn.
-  const add = (role: 'user' | 'assistant', blocks: ContentBlockParam[]) => {
-    if (!blocks.length) return;
-    const last = out.at(-1);
-    if (last?.role === role) (last.content as ContentBlockParam[]).push(...blocks);
-    else out.push({ role, content: blocks });
-  };
-  for (const message of messages) {
-    switch (message.role) {
-      case 'system':
-        system.push(message.content);
-        break;
-      case 'user':
-        // The images first, then the question: what Anthropic's guide advises.
-        add('user', [
-          ...(message.images ?? []).filter((image) => IMAGE_TYPES.has(image.mimeType)).map(imageBlock),
-          ...(message.content ? [{ type: 'text' as const, text: message.content }] : []),
-        ]);
-        break;
-      case 'tool':
-        add('user', [toolResult(message)]);
-        break;
-      case 'assistant':
-        add('assistant', assistantBlocks(message));
-        break;
-    }
-  }
-  return { system: system.join('\n\n'), messages: out };
-}
-
-function assistantBlocks(message: Extract<ModelMessage, { role: 'assistant' }>): ContentBlockParam[] {
-  const blocks: ContentBlockParam[] = [];
-  // Thinking from another provider has no signature and cannot be sent; Anthropic's own is sent first, as it came.
-  if (message.replay?.provider === ANTHROPIC) blocks.push(...(message.replay.items as ContentBlockParam[]));
-  if (message.content) blocks.push({ type: 'text', text: message.content });
-  for (const call of message.toolCalls ?? []) {
-    blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: inputObject(call.arguments) });
-  }
-  return blocks;
-}
-
-/** A tool_use input must be an object: arguments that were not one are sent as none (the result says why). */
-function inputObject(text: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
-  }
-}
-
-function toolResult(message: Extract<ModelMessage, { role: 'tool' }>): ToolResultBlockParam {
-  const images = (message.images ?? []).filter((image) => IMAGE_TYPES.has(image.mimeType));
-  return {
-    type: 'tool_result',
-    tool_use_id: message.toolCallId,
-    content: images.length
-      ? // Anthropic refuses an empty text block.
-        [
-          ...(message.content ? [{ type: 'text' as const, text: message.content }] : []),
-          ...images.map(imageBlock),
-        ]
-      : message.content,
-    ...(message.isError ? { is_error: true } : {}),
-  };
-}
-
-const imageBlock = (image: ToolImage) => ({
-  type: 'image' as const,
-  source: {
-    type: 'base64' as const,
-    media_type: image.mimeType as 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp',
-    data: image.data,
-  },
-});
-
-function requestError(provider: string, error: unknown, signal: AbortSignal): ProviderError {
-  return sdkRequestError<InstanceType<typeof Anthropic.APIError>>(
-    provider,
-    error,
-    signal,
-    Anthropic,
-    (api) => api.apiMessage ?? '',
-    (other) => {
-      if (other instanceof Anthropic.APIError) {
-        // An `error` event before anything streamed: overloaded or rate limited, worth another try.
-        const retryable = ['overloaded_error', 'rate_limit_error', 'api_error'].includes(other.type ?? '');
-        return new ProviderError(
-          'upstream',
-          `${provider} reported ${other.type ?? 'an error'}: ${other.apiMessage ?? other.message}`,
-          { retryable, cause: other },
-        );
-      }
-      return (
-        midStreamError(provider, other) ??
-        new ProviderError('upstream', `${provider} request failed: ${String(other)}`, { cause: other })
-      );
-    },
-  );
-}
-
-/** An error the SDK threw while the stream was read; undefined when it is just a broken stream. */
-function midStreamError(provider: string, error: unknown): ProviderError | undefined {
-  if (error instanceof SyntaxError) {
-    return new ProviderError('bad_response', `${provider} sent a stream event that is not valid JSON`, {
-      cause: error,
-    });
-  }
-  if (error instanceof Anthropic.APIError) {
-    return new ProviderError(
-      'upstream',
-      `${provider} reported an error mid-stream: ${error.type ?? 'error'}: ${error.apiMessage ?? error.message}`,
-      { cause: error },
-    );
-  }
-  return undefined;
 }

@@ -8,7 +8,7 @@
  * and how to read one item of it.
  */
 import type { ChatStreamChunk, TurnStatus, Usage } from '@aalis/protocol';
-import { formatSeconds } from '../util/format-seconds.js';
+import { formatSeconds } from '../../util/format-seconds.js';
 import { ProviderError, abortedError, cutOffError } from './errors.js';
 import { defaultRetryPolicy, withRetries, type RetryPolicy } from './retry.js';
 import { SilenceWatch } from './silence-watch.js';

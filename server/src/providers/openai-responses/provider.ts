@@ -18,10 +18,10 @@ import type {
   ResponseStreamEvent,
 } from 'openai/resources/responses/responses';
 import type { ChatStreamChunk, Usage } from '@aalis/protocol';
-import { createOpenAIClient, openAIMidStreamError, openAIRequestError } from './openai-client.js';
-import { ProviderError, outputLimitError } from './errors.js';
-import type { RetryPolicy } from './retry.js';
-import { streamRound, type RoundState, type UpstreamTimeouts } from './round-stream.js';
+import { createOpenAIClient, openAIMidStreamError, openAIRequestError } from '../openai/client.js';
+import { ProviderError, outputLimitError } from '../core/errors.js';
+import type { RetryPolicy } from '../core/retry.js';
+import { streamRound, type RoundState, type UpstreamTimeouts } from '../core/round-stream.js';
 import {
   dataUrl,
   type ChatProvider,
@@ -29,7 +29,7 @@ import {
   type ChatStreamOptions,
   type ModelMessage,
   type ProviderChunk,
-} from './types.js';
+} from '../core/types.js';
 
 export const OPENAI_RESPONSES = 'openai-responses';
 

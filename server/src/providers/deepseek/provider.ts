@@ -5,9 +5,9 @@
  * an assistant message that made tool calls must carry its `reasoning_content` in the
  * next request, or DeepSeek answers 400.
  */
-import { OpenAIProvider, type OpenAIProviderOptions } from './openai.js';
+import { OpenAIProvider, type OpenAIProviderOptions } from '../openai/provider.js';
 
-const DEEPSEEK_BASE_URL = 'https://api.deepseek.com';
+export const DEEPSEEK_BASE_URL = 'https://api.deepseek.com';
 
 export function createDeepSeekProvider(
   options: Omit<OpenAIProviderOptions, 'name' | 'sendReasoningBack'>,

@@ -7,11 +7,11 @@
  */
 import type OpenAI from 'openai';
 import type { ChatStreamChunk, Usage } from '@aalis/protocol';
-import { createOpenAIClient, openAIMidStreamError, openAIRequestError } from './openai-client.js';
-import { outputLimitError } from './errors.js';
-import type { RetryPolicy } from './retry.js';
-import { streamRound, type RoundState, type UpstreamTimeouts } from './round-stream.js';
-import type { ToolCallFragment } from './tool-call-accumulator.js';
+import { createOpenAIClient, openAIMidStreamError, openAIRequestError } from './client.js';
+import { outputLimitError } from '../core/errors.js';
+import type { RetryPolicy } from '../core/retry.js';
+import { streamRound, type RoundState, type UpstreamTimeouts } from '../core/round-stream.js';
+import type { ToolCallFragment } from '../core/tool-call-accumulator.js';
 import {
   dataUrl,
   type ChatProvider,
@@ -19,7 +19,7 @@ import {
   type ChatStreamOptions,
   type ModelMessage,
   type ProviderChunk,
-} from './types.js';
+} from '../core/types.js';
 
 export interface OpenAIProviderOptions extends UpstreamTimeouts {
   /** Shown in logs and error messages. */

@@ -2,8 +2,8 @@
  * The demo provider: the OpenAI provider reading the scripted demo model through its
  * in-process OpenAI-compatible endpoint. Needs no key and no network.
  */
-import { OpenAIProvider } from '../openai.js';
-import type { ChatProvider, ChatRequest, ChatStreamOptions } from '../types.js';
+import { OpenAIProvider } from '../openai/provider.js';
+import type { ChatProvider, ChatRequest, ChatStreamOptions } from '../core/types.js';
 import { DemoModelServer, type DemoModelServerOptions } from './model-server.js';
 import { scenarios } from './scenarios.js';
 

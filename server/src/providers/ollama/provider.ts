@@ -5,12 +5,18 @@
  * `reasoningDelta`.
  */
 import type { ChatStreamChunk } from '@aalis/protocol';
-import { ProviderError, abortedError, errorForStatus, parseRetryAfter } from './errors.js';
-import type { RetryPolicy } from './retry.js';
-import { streamRound, type RoundState, type UpstreamTimeouts } from './round-stream.js';
-import type { ChatProvider, ChatRequest, ChatStreamOptions, ModelMessage, ProviderChunk } from './types.js';
+import { ProviderError, abortedError, errorForStatus, parseRetryAfter } from '../core/errors.js';
+import type { RetryPolicy } from '../core/retry.js';
+import { streamRound, type RoundState, type UpstreamTimeouts } from '../core/round-stream.js';
+import type {
+  ChatProvider,
+  ChatRequest,
+  ChatStreamOptions,
+  ModelMessage,
+  ProviderChunk,
+} from '../core/types.js';
 
-const OLLAMA_DEFAULT_HOST = 'http://127.0.0.1:11434';
+export const OLLAMA_DEFAULT_HOST = 'http://127.0.0.1:11434';
 const DEFAULT_MAX_LINE_CHARS = 8 * 1024 * 1024;
 
 export interface OllamaProviderOptions extends UpstreamTimeouts {
