@@ -4,6 +4,7 @@
  * the hub's parts (registry, broadcast, turn runner) can name them without importing the
  * hub that composes them. session-hub.ts exports them again.
  */
+import type { Logger } from '../util/logger.js';
 import type { ChatMessage, Feedback, ServerFrame, Usage } from '@aalis/protocol';
 import type { Agent } from '../agent/agent.js';
 import {
@@ -32,10 +33,8 @@ export interface Peer {
   deliver(frame: ServerFrame, text: string): void;
 }
 
-export interface HubLogger {
-  info(object: object, message: string): void;
-  error(object: object, message: string): void;
-}
+/** The hub writes only these two levels of the server's one logger. */
+export type HubLogger = Pick<Logger, 'info' | 'error'>;
 
 export type { ImageAttachments };
 
