@@ -26,6 +26,26 @@ const scrape = async (server: Harness) => {
   return answer;
 };
 
+describe('events', () => {
+  test('a turn is announced as it starts and as it ends, in that order, with the same clock', async () => {
+    const server = await start({ replies: [{ body: fixture('openai-text-answer.sse') }] });
+    const heard: string[] = [];
+    let startedAt = 0;
+    server.app.aalis.events.on('turn:started', (turn) => {
+      heard.push('started');
+      startedAt = turn.startedAt;
+    });
+    server.app.aalis.events.on('turn:ended', ({ status }) => heard.push(`ended ${status}`));
+    const client = await server.connect();
+    await client.hello();
+    client.send({ type: 'send', text: 'Hi', clientMessageId: 'c-1' });
+    await client.turnEnd();
+    expect(heard).toEqual(['started', 'ended complete']);
+    expect(startedAt).toBeGreaterThan(0);
+    expect(startedAt).toBeLessThanOrEqual(Date.now());
+  });
+});
+
 describe('GET /metrics', () => {
   test('after a turn with two tool calls and a busy send: turns, tools, tokens, refusals, gauges', async () => {
     const server = await start({

@@ -152,6 +152,10 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
     ...(budgets ? { budgets } : {}),
     // The one place that picks how this instance works with others: alone, or through the cluster.
     cluster: cluster ?? options.sessions?.cluster ?? new LocalCoordination(),
+    onTurnStarted: (turn) => {
+      events.emit('turn:started', turn);
+      options.sessions?.onTurnStarted?.(turn);
+    },
     onTurnEnded: (summary) => {
       events.emit('turn:ended', summary);
       options.sessions?.onTurnEnded?.(summary);

@@ -78,6 +78,11 @@ export interface SessionHubOptions {
    * observability/metrics.ts). A listener that throws is logged; the turn is not affected.
    */
   onTurnEnded?: (summary: TurnSummary) => void;
+  /**
+   * Hears every turn this instance starts, once its question is stored (for metrics and
+   * tracing). A listener that throws is logged; the turn is not affected.
+   */
+  onTurnStarted?: (turn: TurnStart) => void;
   /** Hears every verdict a visitor gave an answer (the metrics count them). */
   onFeedback?: (rating: Feedback['rating']) => void;
   /** What visitors and the server may spend (budgets/budgets.ts); none by default. */
@@ -88,6 +93,13 @@ export interface SessionHubOptions {
    * being the only one.
    */
   cluster?: SessionCoordination;
+}
+
+/** A turn that started, as `onTurnStarted` hears it. No session id, as for `TurnSummary`. */
+export interface TurnStart {
+  /** The question's message id. */
+  questionId: string;
+  startedAt: number;
 }
 
 /** A turn that ended, as `onTurnEnded` hears it. No session id: it is the key to a conversation. */
@@ -125,6 +137,7 @@ export function hubSettings(options: SessionHubOptions): HubSettings {
     shutdownGraceMs: 5_000,
     greeting: {},
     onTurnEnded: () => {},
+    onTurnStarted: () => {},
     onFeedback: () => {},
     budgets: new Budgets(),
     ...rest,

@@ -38,6 +38,7 @@ export type {
   ImageAttachments,
   Peer,
   SessionHubOptions,
+  TurnStart,
   TurnSummary,
 } from './hub-options.js';
 

@@ -182,6 +182,11 @@ export class TurnRunner {
       ...(clientMessageId === undefined ? {} : { clientMessageId }),
     });
     turn.finished = this.#run(session, turn);
+    try {
+      this.settings.onTurnStarted({ questionId: userMessage.id, startedAt });
+    } catch (thrown) {
+      this.settings.logger.error({ err: thrown }, 'the onTurnStarted listener threw');
+    }
   }
 
   /** Stops the session's running turn, if any (on whichever instance runs it): the model request and its tools are cancelled. */

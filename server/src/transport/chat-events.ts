@@ -7,7 +7,7 @@
  *   services.events.on('connection:refused', ({ reason, status }) => ...);
  */
 import type { ToolExecuteEvent } from '../agent/agent.js';
-import type { TurnSummary } from '../sessions/session-hub.js';
+import type { TurnStart, TurnSummary } from '../sessions/session-hub.js';
 import { Events } from '../util/events.js';
 import { reportingErrors, type ErrorListener } from '../util/log-error.js';
 import type { Logger } from '../util/logger.js';
@@ -42,6 +42,8 @@ export interface ChatEventMap {
   'error:sent': { connectionId: string; code: string };
   /** A `send` the budgets refused (`quota_exceeded`, `overloaded`), with the budget that ran out. */
   'budget:refused': { connectionId: string; code: string; limit?: string; retryInMs?: number };
+  /** A turn started on this instance (the hub's `onTurnStarted`). */
+  'turn:started': TurnStart;
   /** A turn ended (the hub's `onTurnEnded`). */
   'turn:ended': TurnSummary;
   /** A tool call ended: ran, failed, or was declined (the agent's `tool:execute` end). */
