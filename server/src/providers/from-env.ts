@@ -23,21 +23,6 @@ export const DEFAULT_MODELS = Object.fromEntries(
   PROVIDERS.map((provider) => [provider.name, provider.defaultModel]),
 ) as Record<ProviderName, string>;
 
-/** The variables of one role (`key`, `url`) by provider, for those that read one. */
-const variablesOf = (role: 'key' | 'url'): Partial<Record<ProviderName, string>> =>
-  Object.fromEntries(
-    PROVIDERS.flatMap((provider) => {
-      const setting = provider.settings.find((candidate) => candidate.role === role);
-      return setting ? [[provider.name, setting.variable]] : [];
-    }),
-  );
-
-/** The variable each provider reads its key from (ollama and demo take none). */
-export const PROVIDER_KEY_VARIABLES = variablesOf('key');
-
-/** The variable each provider reads its address from (demo runs in-process). */
-export const PROVIDER_URL_VARIABLES = variablesOf('url');
-
 export interface ProviderChoice {
   provider: ChatProvider;
   name: ProviderName;

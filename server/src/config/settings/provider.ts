@@ -5,7 +5,34 @@
  */
 import { MAX_TIMER_MS } from '../../util/setting-values.js';
 import { DEFAULT_MODELS, PROVIDER_NAMES, UPSTREAM_TIMEOUT_VARIABLES } from '../../providers/from-env.js';
-import { variable, type Block, type Setting } from './setting.js';
+import { PROVIDERS, type ProviderName } from '../../providers/registry.js';
+import { variable, type Block, type Setting, type Variable } from './setting.js';
+
+/**
+ * The variables a provider's key or address is read from, as the provider folders declare
+ * them (providers/registry.ts): one entry per variable, with every provider that reads it,
+ * in the registry's order. A new provider's variables reach --help, the schema and the
+ * README from its own folder.
+ */
+function roleVariables(role: 'key' | 'url'): Variable[] {
+  const byName = new Map<string, { help: string; fallback: string; providers: ProviderName[] }>();
+  for (const provider of PROVIDERS) {
+    for (const setting of provider.settings) {
+      if (setting.role !== role) continue;
+      const seen = byName.get(setting.variable);
+      if (seen) seen.providers.push(provider.name);
+      else
+        byName.set(setting.variable, {
+          help: setting.meaning,
+          fallback: setting.fallback,
+          providers: [provider.name],
+        });
+    }
+  }
+  return [...byName].map(([name, { help, fallback, providers }]) =>
+    variable(name, help, { ...(fallback ? { fallback } : {}), providers }),
+  );
+}
 
 export const PROVIDER_BLOCK: Block = {
   key: 'provider',
@@ -41,15 +68,7 @@ export const PROVIDER_SETTINGS: Setting[] = [
   },
   {
     key: 'provider.apiKey',
-    variables: [
-      variable('OPENAI_API_KEY', 'OpenAI key (selects openai)', {
-        providers: ['openai', 'openai-responses'],
-      }),
-      variable('ANTHROPIC_API_KEY', 'Anthropic key (selects anthropic: the Messages API)', {
-        providers: ['anthropic'],
-      }),
-      variable('DEEPSEEK_API_KEY', 'DeepSeek key (selects deepseek)', { providers: ['deepseek'] }),
-    ],
+    variables: roleVariables('key'),
     schema: { type: 'string' },
     description:
       'the key, by provider.name (ollama and demo take none). Keep it out of the file: "${OPENAI_API_KEY}".',
@@ -57,24 +76,7 @@ export const PROVIDER_SETTINGS: Setting[] = [
   },
   {
     key: 'provider.baseUrl',
-    variables: [
-      variable(
-        'OPENAI_BASE_URL',
-        'any Chat Completions server (openai) or Responses API server (openai-responses)',
-        { fallback: 'https://api.openai.com/v1', providers: ['openai', 'openai-responses'] },
-      ),
-      variable('ANTHROPIC_BASE_URL', 'Anthropic API address', {
-        fallback: 'https://api.anthropic.com',
-        providers: ['anthropic'],
-      }),
-      variable('DEEPSEEK_BASE_URL', 'DeepSeek API address', {
-        fallback: 'https://api.deepseek.com',
-        providers: ['deepseek'],
-      }),
-      variable('OLLAMA_HOST', 'Ollama address, e.g. http://127.0.0.1:11434 (selects ollama)', {
-        providers: ['ollama'],
-      }),
-    ],
+    variables: roleVariables('url'),
     schema: { type: 'string', minLength: 1 },
     description:
       "the provider's address, by provider.name: any Chat Completions server for openai, any Responses API server for openai-responses.",
