@@ -24,7 +24,7 @@ import { browserSocket, type ConnectionState, type SocketFactory } from './contr
 import { Launcher } from './controllers/launcher.js';
 import { StickToBottom } from './controllers/stick-to-bottom.js';
 import { RenderPacing, onlyMovesACount } from './controllers/render-pacing.js';
-import { shownStatus, turnStatusText } from './elements/turn-status.js';
+import { shownStatus, turnStatusText } from './components/turn-status/turn-status.js';
 import {
   AalisErrorEvent,
   AalisFeedbackEvent,
@@ -37,20 +37,30 @@ import { defaultLocale, errorText, stringsFor, type Strings } from './i18n/strin
 import { loadLexer } from './markdown/lexer.js';
 import { plainTextOf } from './markdown/plain-text.js';
 import type { MarkdownCache, RenderOptions } from './markdown/render.js';
-import { nextMinuteIn } from './render/approvals.js';
-import { renderAttachButton, renderAttachments } from './render/attachments.js';
-import { fitToText, isSendKey, renderComposer } from './render/composer.js';
-import { plainText, renderAssistantMessage, renderTurn, renderUserMessage } from './render/messages.js';
-import type { PartContext } from './render/parts.js';
-import { keepTabInside } from './render/focus-trap.js';
-import { renderConversations } from './render/conversations.js';
-import { renderEditButton, renderEditForm, renderSwitcher } from './render/versions.js';
-import { renderMessageActions, type ActionHandlers } from './render/message-actions.js';
-import { parseStarters, renderGreeting, templateStarters, type Starter } from './render/greeting.js';
-import { renderLauncher } from './render/launcher.js';
-import { ReasoningClock } from './render/reasoning-clock.js';
-import { renderStatusLine } from './render/status-line.js';
-import { chatStyles } from './styles/chat.styles.js';
+import { nextMinuteIn } from './components/approval/approval.js';
+import { renderAttachButton, renderAttachments } from './components/attachments/attachments.js';
+import { fitToText, isSendKey, renderComposer } from './components/composer/composer.js';
+import {
+  plainText,
+  renderAssistantMessage,
+  renderTurn,
+  renderUserMessage,
+} from './components/message/message.js';
+import type { PartContext } from './components/message/parts.js';
+import { keepTabInside } from './components/launcher/focus-trap.js';
+import { renderConversations } from './components/conversations/conversations.js';
+import { renderEditButton, renderEditForm, renderSwitcher } from './components/versions/versions.js';
+import { renderMessageActions, type ActionHandlers } from './components/message-actions/message-actions.js';
+import {
+  parseStarters,
+  renderGreeting,
+  templateStarters,
+  type Starter,
+} from './components/greeting/greeting.js';
+import { renderLauncher } from './components/launcher/launcher.js';
+import { ReasoningClock } from './components/message/reasoning-clock.js';
+import { renderStatusLine } from './components/status-line/status-line.js';
+import { chatStyles } from './aalis-chat.styles.js';
 
 /** Matches a `send` (or `edit`, `regenerate`) to its echo or its refusal. */
 const newClientMessageId = (): string => `c-${Math.random().toString(36).slice(2, 10)}`;

@@ -5,9 +5,9 @@
  */
 import { html, type TemplateResult } from 'lit';
 import { Limits, type SessionSummary } from '@aalis/protocol/client';
-import type { Strings } from '../i18n/strings.js';
-import { onEscape } from './escape.js';
-import { closeIcon, editIcon } from './icons.js';
+import type { Strings } from '../../i18n/strings.js';
+import { onEscape } from '../../shared/escape.js';
+import { closeIcon, editIcon } from '../../shared/icons.js';
 
 export interface ConversationsState {
   strings: Strings;
