@@ -116,3 +116,18 @@ function ago(at: number, locale: string): string {
     return new Date(at).toLocaleString();
   }
 }
+
+/** The row above the transcript, for a visitor the server knows: the conversations button. */
+export function renderToolbar(strings: Strings, listShown: boolean, toggle: () => void): TemplateResult {
+  return html`<div class="toolbar" part="toolbar">
+    <button
+      type="button"
+      class="action conversations-button"
+      part="conversations-button"
+      aria-expanded=${listShown ? 'true' : 'false'}
+      @click=${toggle}
+    >
+      ${strings.conversations}
+    </button>
+  </div>`;
+}
