@@ -396,8 +396,8 @@ export class AalisChat extends LitElement {
   }
 
   #transcriptHandlers = {
-    scroll: () => this.#scroll.onScroll(),
+    scroll: this.#scroll.onScroll,
     loadOlder: () => this.#conversation.loadOlder(),
-    jump: () => this.#scroll.jump(),
+    jump: this.#scroll.jump,
   };
 }

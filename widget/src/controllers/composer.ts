@@ -45,23 +45,31 @@ export class Composer {
   /** The images that went with those messages: given back with the text, else let go. */
   readonly #unconfirmedImages = new Map<string, Attachment[]>();
 
+  readonly #host: ComposerHost;
+  readonly #connection: ChatConnection;
+  readonly #callbacks: ComposerCallbacks;
+
   constructor(
-    private readonly host: ComposerHost,
+    host: ComposerHost,
     readonly attachments: Attachments,
-    private readonly connection: ChatConnection,
-    private readonly callbacks: ComposerCallbacks,
-  ) {}
+    connection: ChatConnection,
+    callbacks: ComposerCallbacks,
+  ) {
+    this.#host = host;
+    this.#connection = connection;
+    this.#callbacks = callbacks;
+  }
 
   /** Changes what the composer shows, and renders it. */
   show(change: Partial<Pick<Composer, 'draft' | 'notice' | 'dragging'>>): void {
     Object.assign(this, change);
-    this.host.requestUpdate();
+    this.#host.requestUpdate();
   }
 
   /** `fromComposer`: the text is in the text box, and stays there when it cannot go. */
   send(text: string, fromComposer: boolean): boolean {
     const trimmed = text.trim();
-    const { strings } = this.host;
+    const { strings } = this.#host;
     // The composer's images go with its text; send() from code sends text alone.
     const attachments = fromComposer ? this.attachments : undefined;
     if (attachments && !attachments.settled) {
@@ -82,9 +90,9 @@ export class Composer {
       clientMessageId,
       ...(images.length ? { images } : {}),
     } as const;
-    if (!this.connection.send(frame)) {
+    if (!this.#connection.send(frame)) {
       this.show({
-        notice: this.connection.refusal
+        notice: this.#connection.refusal
           ? strings.cannotSend
           : fromComposer
             ? strings.notConnected
@@ -95,47 +103,47 @@ export class Composer {
     this.#unconfirmed.set(clientMessageId, trimmed);
     if (images.length) this.#unconfirmedImages.set(clientMessageId, attachments!.take());
     this.show({ notice: '' });
-    this.callbacks.sent();
-    this.host.dispatchEvent(new AalisSendEvent(trimmed));
+    this.#callbacks.sent();
+    this.#host.dispatchEvent(new AalisSendEvent(trimmed));
     return true;
   }
 
   /** Sends the last question again, edited; refused after all (busy), its text comes back to the box. */
   edit(messageId: string, text: string): boolean {
     const clientMessageId = newClientMessageId();
-    if (!this.connection.send({ type: 'edit', messageId, text, clientMessageId })) {
-      this.show({ notice: this.host.strings.notSent });
+    if (!this.#connection.send({ type: 'edit', messageId, text, clientMessageId })) {
+      this.show({ notice: this.#host.strings.notSent });
       return false;
     }
     this.#unconfirmed.set(clientMessageId, text);
-    this.callbacks.sent();
-    this.host.dispatchEvent(new AalisSendEvent(text));
+    this.#callbacks.sent();
+    this.#host.dispatchEvent(new AalisSendEvent(text));
     return true;
   }
 
   /** Asks for a new answer to the last question. */
   regenerate(messageId: string): boolean {
-    if (!this.connection.send({ type: 'regenerate', messageId, clientMessageId: newClientMessageId() })) {
-      this.show({ notice: this.host.strings.notSent });
+    if (!this.#connection.send({ type: 'regenerate', messageId, clientMessageId: newClientMessageId() })) {
+      this.show({ notice: this.#host.strings.notSent });
       return false;
     }
-    this.callbacks.sent();
+    this.#callbacks.sent();
     return true;
   }
 
   /** Rates an answer; false (and a notice) when it cannot be sent now. */
   feedback(messageId: string, rating: 'up' | 'down', comment?: string): boolean {
-    const sent = this.connection.send({
+    const sent = this.#connection.send({
       type: 'feedback',
       messageId,
       rating,
       ...(comment ? { comment } : {}),
     });
     if (!sent) {
-      this.show({ notice: this.host.strings.notSent });
+      this.show({ notice: this.#host.strings.notSent });
       return false;
     }
-    this.host.dispatchEvent(new AalisFeedbackEvent(messageId, rating, comment || undefined));
+    this.#host.dispatchEvent(new AalisFeedbackEvent(messageId, rating, comment || undefined));
     return true;
   }
 
@@ -146,7 +154,7 @@ export class Composer {
     // Uploads belong to their session: another one (switched, or a new one) starts bare.
     if (switched) this.attachments.clear();
     this.attachments.offer = frame.uploads;
-    this.attachments.endpoint = new URL('images', this.connection.serverBase);
+    this.attachments.endpoint = new URL('images', this.#connection.serverBase);
     this.show({ notice: '' });
   }
 
@@ -161,7 +169,7 @@ export class Composer {
    * lost. Refused before it was accepted, the notice line says why.
    */
   refused(frame: ErrorFrame): void {
-    const { strings } = this.host;
+    const { strings } = this.#host;
     const imagesRefused = frame.code === ErrorCode.ImagesUnsupported ? errorText(strings, frame) : undefined;
     const { clientMessageId } = frame;
     if (clientMessageId !== undefined) {
@@ -181,8 +189,8 @@ export class Composer {
 
   /** The visitor is in the text box (or another control of the composer), which is empty. */
   focusedAndEmpty(): boolean {
-    const active = this.host.shadowRoot?.activeElement;
-    const inside = !!active && !!this.host.renderRoot.querySelector('.composer')?.contains(active);
+    const active = this.#host.shadowRoot?.activeElement;
+    const inside = !!active && !!this.#host.renderRoot.querySelector('.composer')?.contains(active);
     return inside && !this.draft.trim();
   }
 
@@ -201,17 +209,17 @@ export class Composer {
     keydown: (event: KeyboardEvent) => {
       if (!isSendKey(event, this.#composing)) return;
       event.preventDefault();
-      if (!this.callbacks.running()) this.handlers.send();
+      if (!this.#callbacks.running()) this.handlers.send();
     },
     compositionstart: () => (this.#composing = true),
     compositionend: () => (this.#composing = false),
     send: () => {
       if (!this.send(this.draft, true)) return;
       this.show({ draft: '' });
-      const textarea = this.host.renderRoot.querySelector('textarea');
+      const textarea = this.#host.renderRoot.querySelector('textarea');
       if (textarea) textarea.style.height = 'auto';
     },
-    stop: () => this.callbacks.stop(),
+    stop: () => this.#callbacks.stop(),
     paste: (event: ClipboardEvent) => {
       const files = [...(event.clipboardData?.files ?? [])];
       // Text pastes as text; files become attachments where the server takes images.

@@ -35,19 +35,27 @@ export class ConversationList {
   /** A conversation this tab asked to delete, until the server's list answers. */
   #deleting: string | undefined;
 
+  readonly #host: ReactiveControllerHost;
+  readonly #send: (frame: ClientFrame) => boolean;
+  readonly #callbacks: ConversationListCallbacks;
+
   constructor(
-    private readonly host: ReactiveControllerHost,
-    private readonly send: (frame: ClientFrame) => boolean,
-    private readonly callbacks: ConversationListCallbacks,
-  ) {}
+    host: ReactiveControllerHost,
+    send: (frame: ClientFrame) => boolean,
+    callbacks: ConversationListCallbacks,
+  ) {
+    this.#host = host;
+    this.#send = send;
+    this.#callbacks = callbacks;
+  }
 
   ready(frame: ReadyFrame): void {
     // The list asked for while offline is asked for now.
-    if (this.state?.sessions === null) this.send({ type: 'list_sessions' });
+    if (this.state?.sessions === null) this.#send({ type: 'list_sessions' });
     const available = frame.conversations === true;
     if (available === this.available) return;
     this.available = available;
-    this.host.requestUpdate();
+    this.#host.requestUpdate();
   }
 
   /** The server's list: true when the conversation shown was deleted from here and must be left. */
@@ -55,7 +63,7 @@ export class ConversationList {
     if (this.state) this.#set({ sessions: frame.sessions });
     const deleted = this.#deleting;
     this.#deleting = undefined;
-    return deleted === this.callbacks.current() && !frame.sessions.some((s) => s.id === deleted);
+    return deleted === this.#callbacks.current() && !frame.sessions.some((s) => s.id === deleted);
   }
 
   /** The open conversation was deleted (by its owner, in another tab or this one). */
@@ -68,41 +76,40 @@ export class ConversationList {
       if (this.state) return this.#set(null);
       this.#set({ sessions: null });
       // Offline: asked again with the next ready.
-      this.send({ type: 'list_sessions' });
+      this.#send({ type: 'list_sessions' });
     },
     back: () => {
       this.#set(null);
-      this.callbacks.focus();
+      this.#callbacks.focus();
     },
     fresh: () => {
       this.#set(null);
-      this.callbacks.fresh();
-      this.callbacks.focus();
+      this.#callbacks.fresh();
+      this.#callbacks.focus();
     },
     open: (id: string) => {
       this.#set(null);
-      this.callbacks.open(id);
+      this.#callbacks.open(id);
     },
     rename: (id: string | undefined) => {
       if (this.state) this.#set({ ...this.state, renaming: id });
-      this.callbacks.focus(id ? '.rename-form input' : '.open-conversation');
+      this.#callbacks.focus(id ? '.rename-form input' : '.open-conversation');
     },
     saveName: (id: string, title: string) => {
-      this.send({ type: 'rename_session', sessionId: id, title });
+      this.#send({ type: 'rename_session', sessionId: id, title });
     },
     remove: (id: string) => {
       const list = this.state;
       if (!list) return;
       // Asked twice: the first press turns the button into "Delete?".
       if (list.confirming !== id) return this.#set({ ...list, confirming: id });
-      if (this.send({ type: 'delete_session', sessionId: id })) this.#deleting = id;
-      this.callbacks.focus('.conversations-head button');
+      if (this.#send({ type: 'delete_session', sessionId: id })) this.#deleting = id;
+      this.#callbacks.focus('.conversations-head button');
     },
   };
 
   #set(state: ConversationListState | null): void {
-    if (state === this.state) return;
     this.state = state;
-    this.host.requestUpdate();
+    this.#host.requestUpdate();
   }
 }

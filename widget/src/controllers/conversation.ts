@@ -98,12 +98,21 @@ export class Conversation implements ReactiveController {
   /** Re-renders the approval cards when their minutes left change. */
   #expiryTimer: ReturnType<typeof setTimeout> | undefined;
 
+  readonly #host: ConversationHost;
+  readonly #pacing: RenderPacing;
+  readonly #send: (frame: ClientFrame) => boolean;
+  readonly #hooks: ConversationHooks;
+
   constructor(
-    private readonly host: ConversationHost,
-    private readonly pacing: RenderPacing,
-    private readonly send: (frame: ClientFrame) => boolean,
-    private readonly hooks: ConversationHooks,
+    host: ConversationHost,
+    pacing: RenderPacing,
+    send: (frame: ClientFrame) => boolean,
+    hooks: ConversationHooks,
   ) {
+    this.#host = host;
+    this.#pacing = pacing;
+    this.#send = send;
+    this.#hooks = hooks;
     host.addController(this);
   }
 
@@ -113,10 +122,8 @@ export class Conversation implements ReactiveController {
   }
 
   set view(view: ChatView) {
-    // As a Lit @state would: no render for a frame that changed nothing.
-    if (view === this.#view) return;
     this.#view = view;
-    this.host.requestUpdate();
+    this.#host.requestUpdate();
   }
 
   /** The server's clock now. */
@@ -125,21 +132,20 @@ export class Conversation implements ReactiveController {
   }
 
   announce(text: string): void {
-    if (text === this.announcement) return;
     this.announcement = text;
-    this.host.requestUpdate();
+    this.#host.requestUpdate();
   }
 
   clearErrors(): void {
     this.errors = [];
-    this.host.requestUpdate();
+    this.#host.requestUpdate();
   }
 
   /** Another conversation is asked for: what belonged to this one goes. */
   leave(): void {
     this.errors = [];
     this.#seenApprovals.clear();
-    this.host.requestUpdate();
+    this.#host.requestUpdate();
   }
 
   /** A new, empty session replaces this one. */
@@ -150,13 +156,13 @@ export class Conversation implements ReactiveController {
 
   choose(place: string, version: number): void {
     this.chosen = new Map(this.chosen).set(place, version);
-    this.host.requestUpdate();
+    this.#host.requestUpdate();
   }
 
   /** Asks for the history before the oldest message shown. */
   loadOlder(): void {
     const oldest = this.view.messages[0];
-    if (oldest) this.send({ type: 'history', before: oldest.id });
+    if (oldest) this.#send({ type: 'history', before: oldest.id });
   }
 
   /** Answers a waiting tool call, once: false when it is not waiting, was decided, or cannot be sent. */
@@ -164,10 +170,10 @@ export class Conversation implements ReactiveController {
     const approval = this.view.turn?.approvals.get(callId);
     if (!approval || this.decided.has(callId)) return false;
     const remembered = remember && decision === 'approve' && approval.policy === 'session';
-    if (!this.send({ type: 'tool_decision', callId, decision, ...(remembered ? { remember } : {}) }))
+    if (!this.#send({ type: 'tool_decision', callId, decision, ...(remembered ? { remember } : {}) }))
       return false;
     this.decided.add(callId);
-    this.host.requestUpdate();
+    this.#host.requestUpdate();
     return true;
   }
 
@@ -175,7 +181,7 @@ export class Conversation implements ReactiveController {
     // The cards say minutes left: render again when the count changes, not before.
     clearTimeout(this.#expiryTimer);
     const wait = this.view.turn && nextMinuteIn(this.view.turn.approvals.values(), this.serverNow());
-    if (wait) this.#expiryTimer = setTimeout(() => this.host.requestUpdate(), wait + 50);
+    if (wait) this.#expiryTimer = setTimeout(() => this.#host.requestUpdate(), wait + 50);
     this.#revealText();
   }
 
@@ -184,22 +190,22 @@ export class Conversation implements ReactiveController {
   }
 
   receive(frame: ServerFrame): void {
-    const was = this.#shown();
     if (frame.type === 'ready' || frame.type === 'stream_resume') {
       this.offset = clockOffset(frame.serverTime, Date.now());
     }
     const before = this.view;
     const apply = () => (this.view = reduce(before, frame, this.serverNow()));
-    if (onlyMovesACount(before, frame)) this.pacing.count(apply);
+    const countOnly = onlyMovesACount(before, frame);
+    if (countOnly) this.#pacing.count(apply);
     else apply();
-    const { strings } = this.host;
+    const { strings } = this.#host;
     switch (frame.type) {
       case 'ready':
         this.greeting = {
           ...(frame.welcome ? { welcome: frame.welcome } : {}),
           ...(frame.starters ? { starters: frame.starters } : {}),
         };
-        this.hooks.ready(frame, before.sessionId !== frame.sessionId);
+        this.#hooks.ready(frame, before.sessionId !== frame.sessionId);
         this.hasMore = frame.hasMore ?? false;
         this.#revealOlder();
         this.#startTurn();
@@ -210,13 +216,13 @@ export class Conversation implements ReactiveController {
         this.shownPlaces = Infinity;
         break;
       case 'session_deleted':
-        this.hooks.deleted(frame.sessionId);
+        this.#hooks.deleted(frame.sessionId);
         break;
       case 'sessions':
-        this.hooks.sessions(frame);
+        this.#hooks.sessions(frame);
         break;
       case 'user_message':
-        if (frame.clientMessageId !== undefined) this.hooks.accepted(frame.clientMessageId);
+        if (frame.clientMessageId !== undefined) this.#hooks.accepted(frame.clientMessageId);
         // A new version shows at once: every place goes back to its latest.
         if (frame.message.replaces) this.chosen = new Map();
         this.#startTurn();
@@ -251,29 +257,22 @@ export class Conversation implements ReactiveController {
         // The bubble now says why the turn failed: the alert for it would say it twice.
         if (error) this.errors = this.errors.filter((e) => e.code !== error.code);
         if (before.turn) {
-          this.host.dispatchEvent(new AalisMessageEvent(frame.message));
-          this.hooks.answered();
+          this.#host.dispatchEvent(new AalisMessageEvent(frame.message));
+          this.#hooks.answered();
         }
         this.#seenApprovals.clear();
         break;
       }
       case 'error':
-        this.hooks.refused(frame);
+        this.#hooks.refused(frame);
         if (frame.sessionId) this.errors = [...this.errors, frame];
-        this.host.dispatchEvent(new AalisErrorEvent(frame.code, frame.message, frame.errorId));
+        this.#host.dispatchEvent(new AalisErrorEvent(frame.code, frame.message, frame.errorId));
         break;
     }
     this.#trackApprovals();
-    // Only what changed asks for a render, as a Lit @state would: a frame that only moves a
-    // card's count must not wake the render it waits for (RenderPacing).
-    const now = this.#shown();
-    if (now.some((value, i) => value !== was[i])) this.host.requestUpdate();
-  }
-
-  /** What a frame may change beside the view, that renders. */
-  #shown(): unknown[] {
-    const { offset, hasMore, errors, announcement, greeting, chosen, shownPlaces } = this;
-    return [offset, hasMore, errors, announcement, greeting, chosen, shownPlaces];
+    // What changed beside the view renders with it. Not after a frame that only moves a
+    // card's count (it changes nothing else): that would wake the render it waits for.
+    if (!countOnly) this.#host.requestUpdate();
   }
 
   /**
@@ -289,13 +288,13 @@ export class Conversation implements ReactiveController {
     if (!fresh.length) return;
     for (const approval of fresh) {
       this.#seenApprovals.add(approval.callId);
-      this.host.dispatchEvent(new AalisToolApprovalEvent(approval));
+      this.#host.dispatchEvent(new AalisToolApprovalEvent(approval));
     }
-    this.announcement = fresh.map((a) => this.host.strings.approvalAsk(a.name)).join(' ');
-    if (!this.hooks.mayFocusApproval()) return;
+    this.announcement = fresh.map((a) => this.#host.strings.approvalAsk(a.name)).join(' ');
+    if (!this.#hooks.mayFocusApproval()) return;
     const callId = fresh[0]!.callId;
-    void this.host.updateComplete.then(() =>
-      this.host.renderRoot
+    void this.#host.updateComplete.then(() =>
+      this.#host.renderRoot
         .querySelector<HTMLElement>(`.approval-card[data-call-id="${CSS.escape(callId)}"] .approve-button`)
         ?.focus(),
     );
@@ -316,7 +315,7 @@ export class Conversation implements ReactiveController {
     afterPaint(() => {
       this.#revealingText = false;
       for (const cache of this.caches.values()) cache.revealMore();
-      this.host.requestUpdate();
+      this.#host.requestUpdate();
     });
   }
 
@@ -332,13 +331,12 @@ export class Conversation implements ReactiveController {
     if (this.#revealing) return;
     this.#revealing = true;
     // After the frame that shows a chunk, the next: one chunk per frame.
-    const afterFrame = () => void this.host.updateComplete.then(() => afterPaint(next));
+    const afterFrame = () => void this.#host.updateComplete.then(() => afterPaint(next));
     const next = () => {
       const more = this.shownPlaces + HISTORY_CHUNK;
-      const done = more >= places || this.shownPlaces === Infinity || !this.host.isConnected;
-      const shown = done ? Infinity : more;
-      if (shown !== this.shownPlaces) this.host.requestUpdate();
-      this.shownPlaces = shown;
+      const done = more >= places || this.shownPlaces === Infinity || !this.#host.isConnected;
+      this.shownPlaces = done ? Infinity : more;
+      this.#host.requestUpdate();
       if (done) this.#revealing = false;
       else afterFrame();
     };

@@ -33,11 +33,15 @@ export class MessageActions {
   /** The thumb last pressed here, by answer: its comment goes with it, before the server's echo. */
   readonly #ratings = new Map<string, 'up' | 'down'>();
 
-  constructor(
-    private readonly host: MessageActionsHost,
-    private readonly composer: Composer,
-    private readonly callbacks: MessageActionsCallbacks,
-  ) {}
+  readonly #host: MessageActionsHost;
+  readonly #composer: Composer;
+  readonly #callbacks: MessageActionsCallbacks;
+
+  constructor(host: MessageActionsHost, composer: Composer, callbacks: MessageActionsCallbacks) {
+    this.#host = host;
+    this.#composer = composer;
+    this.#callbacks = callbacks;
+  }
 
   /** Another conversation: no form stays open. */
   closeForms(): void {
@@ -46,19 +50,19 @@ export class MessageActions {
 
   startEdit(messageId: string): void {
     this.#set({ editing: messageId });
-    this.callbacks.focus('.edit-form textarea');
+    this.#callbacks.focus('.edit-form textarea');
   }
 
   readonly edit = {
     save: (text: string) => {
       const messageId = this.editing;
-      if (!messageId || !this.composer.edit(messageId, text)) return;
+      if (!messageId || !this.#composer.edit(messageId, text)) return;
       this.#set({ editing: undefined });
-      this.callbacks.focus();
+      this.#callbacks.focus();
     },
     cancel: () => {
       this.#set({ editing: undefined });
-      this.callbacks.focus();
+      this.#callbacks.focus();
     },
   };
 
@@ -72,34 +76,29 @@ export class MessageActions {
       });
     },
     rate: (message, rating) => {
-      if (!this.host.feedback(message.id, rating)) return;
+      if (!this.#host.feedback(message.id, rating)) return;
       this.#ratings.set(message.id, rating);
       this.#set({ commenting: message.id });
-      this.callbacks.focus('.feedback-form input');
+      this.#callbacks.focus('.feedback-form input');
     },
     comment: (message, text) => {
       const rating = this.#ratings.get(message.id) ?? message.feedback?.rating;
-      if (text.trim() && rating && !this.host.feedback(message.id, rating, text)) return;
+      if (text.trim() && rating && !this.#host.feedback(message.id, rating, text)) return;
       this.#set({ commenting: undefined });
-      this.callbacks.announce(this.host.strings.feedbackThanks);
-      this.callbacks.focus();
+      this.#callbacks.announce(this.#host.strings.feedbackThanks);
+      this.#callbacks.focus();
     },
     closeComment: () => {
       this.#set({ commenting: undefined });
-      this.callbacks.focus();
+      this.#callbacks.focus();
     },
     regenerate: (message) => {
-      if (this.composer.regenerate(message.id)) this.callbacks.focus();
+      if (this.#composer.regenerate(message.id)) this.#callbacks.focus();
     },
   };
 
-  /** As a Lit @state: a render only for a change. */
   #set(change: Partial<Pick<MessageActions, 'editing' | 'commenting' | 'copied'>>): void {
-    let changed = false;
-    for (const [key, value] of Object.entries(change) as [keyof typeof change, string | undefined][]) {
-      changed ||= this[key] !== value;
-      this[key] = value;
-    }
-    if (changed) this.host.requestUpdate();
+    Object.assign(this, change);
+    this.#host.requestUpdate();
   }
 }

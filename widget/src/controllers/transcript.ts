@@ -50,10 +50,12 @@ export class Transcript implements ReactiveController {
   #rendered = new WeakMap<ChatMessage, TemplateResult>();
   #locale: string | undefined;
 
-  constructor(
-    private readonly host: TranscriptHost,
-    private readonly parts: TranscriptParts,
-  ) {
+  readonly #host: TranscriptHost;
+  readonly #parts: TranscriptParts;
+
+  constructor(host: TranscriptHost, parts: TranscriptParts) {
+    this.#host = host;
+    this.#parts = parts;
     host.addController(this);
   }
 
@@ -62,9 +64,9 @@ export class Transcript implements ReactiveController {
     loadLexer().then(
       () => {
         this.#rendered = new WeakMap();
-        this.parts.conversation.caches = new Map();
+        this.#parts.conversation.caches = new Map();
         this.#markdownReady = true;
-        this.host.requestUpdate();
+        this.#host.requestUpdate();
       },
       // Not served next to this file: the text stays plain, everything else works.
       () => {},
@@ -73,14 +75,14 @@ export class Transcript implements ReactiveController {
 
   hostUpdate(): void {
     // The words of every message follow the locale.
-    if (this.host.locale === this.#locale) return;
-    this.#locale = this.host.locale;
+    if (this.#host.locale === this.#locale) return;
+    this.#locale = this.#host.locale;
     this.#rendered = new WeakMap();
   }
 
   render(stuck: boolean, on: TranscriptHandlers): TemplateResult {
-    const { conversation, actions } = this.parts;
-    const { strings } = this.host;
+    const { conversation, actions } = this.#parts;
+    const { strings } = this.#host;
     const { turn, messages } = conversation.view;
     const idle = turn === null;
     const { shownPlaces, chosen } = conversation;
@@ -89,7 +91,7 @@ export class Transcript implements ReactiveController {
         guard(
           [
             messages,
-            this.host.locale,
+            this.#host.locale,
             this.#markdownReady,
             actions.commenting,
             actions.copied,
@@ -110,7 +112,7 @@ export class Transcript implements ReactiveController {
           turn,
           this.#context(true, conversation.reasoning.running),
           { strings, serverNow: conversation.serverNow(), decided: conversation.decided },
-          this.parts.decide,
+          this.#parts.decide,
         )
       : nothing;
     const { hasMore, errors } = conversation;
@@ -120,27 +122,27 @@ export class Transcript implements ReactiveController {
 
   readonly #historyHandlers = {
     message: (message: ChatMessage, regenerable: boolean) => this.#renderMessage(message, regenerable),
-    startEdit: (messageId: string) => this.parts.actions.startEdit(messageId),
+    startEdit: (messageId: string) => this.#parts.actions.startEdit(messageId),
     edit: {
-      save: (text: string) => this.parts.actions.edit.save(text),
-      cancel: () => this.parts.actions.edit.cancel(),
+      save: (text: string) => this.#parts.actions.edit.save(text),
+      cancel: () => this.#parts.actions.edit.cancel(),
     },
-    choose: (place: string, version: number) => this.parts.conversation.choose(place, version),
+    choose: (place: string, version: number) => this.#parts.conversation.choose(place, version),
   };
 
   /** Only while the conversation is empty: nothing said yet, none older, no turn. */
   #renderGreeting(): unknown {
-    const { conversation } = this.parts;
+    const { conversation } = this.#parts;
     const { messages, turn } = conversation.view;
     if (messages.length || turn || conversation.hasMore) return nothing;
-    const fromPage = this.host.starters ?? templateStarters(this.host);
+    const fromPage = this.#host.starters ?? templateStarters(this.#host);
     const fromServer = conversation.greeting;
     const starters = fromPage.length
       ? fromPage
       : (fromServer.starters ?? []).map((text) => ({ label: text, text }));
-    const { strings } = this.host;
+    const { strings } = this.#host;
     return renderGreeting(
-      this.host.welcome || fromServer.welcome || '',
+      this.#host.welcome || fromServer.welcome || '',
       starters,
       { strings, markdown: { ...this.#markdown, copyLabel: strings.copy } },
       this.#sendStarter,
@@ -152,27 +154,27 @@ export class Transcript implements ReactiveController {
    * Either way the focus goes to the text box: the clicked button is about to go.
    */
   readonly #sendStarter = (text: string) => {
-    const { composer } = this.parts;
+    const { composer } = this.#parts;
     if (!composer.send(text, true) && !composer.draft.trim()) composer.show({ draft: text });
-    this.parts.focus();
+    this.#parts.focus();
   };
 
   #renderMessage(message: ChatMessage, regenerable: boolean): unknown {
-    const { strings } = this.host;
+    const { strings } = this.#host;
     let rendered = this.#rendered.get(message);
     if (!rendered) {
       rendered =
         message.role === 'user'
-          ? renderUserMessage(message, strings, this.parts.imageUrl)
+          ? renderUserMessage(message, strings, this.#parts.imageUrl)
           : renderAssistantMessage(
               message,
-              this.#context(false, this.parts.conversation.reasoning.of(message.id)),
+              this.#context(false, this.#parts.conversation.reasoning.of(message.id)),
             );
       this.#rendered.set(message, rendered);
     }
     if (message.role !== 'assistant') return rendered;
     // The actions change without the answer (a form opened, "Copied"): rendered apart.
-    const { commenting, copied, actions } = this.parts.actions;
+    const { commenting, copied, actions } = this.#parts.actions;
     return [rendered, renderMessageActions(message, { strings, commenting, copied, regenerable }, actions)];
   }
 
@@ -180,15 +182,15 @@ export class Transcript implements ReactiveController {
     copyLabel: '',
     onCopy: (code, button) => {
       void navigator.clipboard?.writeText(code).then(() => {
-        button.textContent = this.host.strings.copied;
-        setTimeout(() => (button.textContent = this.host.strings.copy), 1500);
+        button.textContent = this.#host.strings.copied;
+        setTimeout(() => (button.textContent = this.#host.strings.copy), 1500);
       });
     },
   };
 
   #context(streaming: boolean, reasoningMs: ReadonlyMap<number, number> | undefined): PartContext {
-    const { strings, theme } = this.host;
-    const { conversation } = this.parts;
+    const { strings, theme } = this.#host;
+    const { conversation } = this.#parts;
     return {
       strings,
       theme,
