@@ -1,7 +1,7 @@
 /** Registers the widget's elements, once: loading the script twice on a page must not throw. */
 import { AalisChat } from './aalis-chat.js';
-import { AalisToolProgress } from './elements/tool-progress.js';
-import { AalisTurnStatus } from './elements/turn-status.js';
+import { AalisToolProgress } from './components/tool-card/tool-card.js';
+import { AalisTurnStatus } from './components/turn-status/turn-status.js';
 
 export function define(): void {
   if (!customElements.get('aalis-tool-progress'))

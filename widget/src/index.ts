@@ -4,8 +4,8 @@ import { define } from './define.js';
 define();
 
 export { AalisChat } from './aalis-chat.js';
-export { AalisToolProgress, STALL_MS } from './elements/tool-progress.js';
-export { AalisTurnStatus } from './elements/turn-status.js';
+export { AalisToolProgress, STALL_MS } from './components/tool-card/tool-card.js';
+export { AalisTurnStatus } from './components/turn-status/turn-status.js';
 export { define } from './define.js';
 export * from './events.js';
 export { registerLocale, type Strings } from './i18n/strings.js';

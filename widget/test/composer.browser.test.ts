@@ -169,7 +169,8 @@ describe('the connection', () => {
     expect(status.textContent).to.match(/Reconnecting in \ds/);
     expect(status.textContent).not.to.contain('try again later');
     expect(shadow.querySelector('.notice')!.textContent).to.equal('The server could not save this message.');
-    // A pause, not an instant retry: the backoff's base delay (500 ms) at least.
+    // A pause, not an instant retry: the backoff's base delay (500 ms) at least. Real time
+    // on purpose: a retry that does not happen can only be seen by waiting.
     await new Promise((r) => setTimeout(r, 300));
     expect(sockets).to.have.length(1);
     await until(() => sockets.length === 2, 2_000);
@@ -194,6 +195,7 @@ describe('the connection', () => {
     el.addEventListener('aalis-error', (e) => (error = e.detail.message));
     socket.close(4401, 'wrong or missing token');
     await el.updateComplete;
+    // Real time on purpose: no retry can only be seen by waiting past the first backoff (500 ms).
     await new Promise((r) => setTimeout(r, 700));
     expect(sockets).to.have.length(1);
     expect(shadow.querySelector('.status')!.textContent).to.contain('wrong or missing token');

@@ -126,8 +126,11 @@ describe('the first look', () => {
     expect(marker.content).to.equal('""');
     expect(parseFloat(marker.borderLeftWidth)).to.be.above(0);
     expect(marker.transform).to.equal('none');
+    const turned = new Promise((resolve) =>
+      summary.addEventListener('transitionend', resolve, { once: true }),
+    );
     summary.click();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await turned;
     expect(block.open).to.equal(true);
     expect(getComputedStyle(summary, '::before').transform).not.to.equal('none');
   });

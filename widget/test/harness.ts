@@ -189,6 +189,7 @@ export function fakeClock(start = Date.now()): {
   return {
     async advance(ms) {
       now += ms;
+      // Real time on purpose: the ticking elements read the clock on their own 100 ms tick.
       await new Promise((r) => setTimeout(r, 150));
     },
     restore: () => (Date.now = realNow),

@@ -5,7 +5,7 @@
  */
 import { expect } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
-import { SESSION, announced, mount, userMessage } from './harness.js';
+import { SESSION, announced, mount, until, userMessage } from './harness.js';
 
 const MARKDOWN = 'Use **two** bulbs:\n\n- E27\n- GU10';
 const answerFrame = (feedback?: object) => ({
@@ -98,7 +98,7 @@ describe('actions under an answer', () => {
     });
     try {
       shadow.querySelector<HTMLButtonElement>('.action.copy')!.click();
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await until(() => written !== '');
       await el.updateComplete;
       expect(written).to.equal(MARKDOWN);
       expect(shadow.querySelector('.action.copy')!.textContent!.trim()).to.equal('Copied');

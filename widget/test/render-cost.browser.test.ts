@@ -30,6 +30,8 @@ describe('render cost', () => {
     const renders = countRenders(el);
     const card = shadow.querySelector('aalis-tool-progress')!;
     const before = card.shadowRoot!.textContent;
+    // Real time on purpose: what is checked is that nothing renders the transcript while
+    // the cards tick, over several of their 100 ms ticks.
     await new Promise((r) => setTimeout(r, 450));
     expect(renders.count).to.equal(0);
     expect(card.shadowRoot!.textContent).not.to.equal(before);
@@ -155,11 +157,14 @@ describe('following the output', () => {
     await frames(userMessage(), text('line\n\n'.repeat(80)));
     expect(gap()).to.be.below(2);
     await frames(waiting());
-    await new Promise((r) => setTimeout(r, 50));
+    // The line renders its words itself, after the chat's render: once they are there.
+    await until(() => !!shadow.querySelector('aalis-turn-status')?.shadowRoot?.textContent);
     expect(shadow.querySelector('aalis-turn-status')!.shadowRoot!.textContent).to.contain('Waiting');
     expect(gap(), 'the status line is in view').to.be.below(2);
     await frames(progress(0, 'write_file', 5));
-    await new Promise((r) => setTimeout(r, 50));
+    await until(
+      () => !!shadow.querySelector('aalis-tool-progress')?.shadowRoot?.textContent?.includes('write_file'),
+    );
     expect(gap(), 'the card is in view').to.be.below(2);
   });
 });

@@ -76,6 +76,7 @@ describe('what the transcript shows', () => {
         isError: true,
       },
     );
+    // Real time on purpose: a handler that must never run can only be seen not running.
     await new Promise((r) => setTimeout(r, 100));
     expect(window.__pwned).to.equal(undefined);
     expect(shadow.querySelectorAll('script, img, svg[onload], [onerror], [onload]')).to.have.length(0);

@@ -1,5 +1,5 @@
 import { expect } from '@open-wc/testing';
-import type { AalisToolProgress } from '../src/elements/tool-progress.js';
+import type { AalisToolProgress } from '../src/components/tool-card/tool-card.js';
 import { mount, progress, userMessage } from './harness.js';
 
 /** Renders one pending card and returns its parts as the page sees them. */

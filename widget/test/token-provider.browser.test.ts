@@ -54,6 +54,7 @@ describe('tokenProvider', () => {
     let give: (token: string) => void = () => {};
     const { sockets } = await mountWith(() => new Promise<string>((resolve) => (give = resolve)));
     await until(() => sockets[0]?.readyState === 1);
+    // Real time on purpose: a hello that must not go yet can only be seen not going.
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(sockets[0]!.sent).to.have.length(0);
     give('late-token');

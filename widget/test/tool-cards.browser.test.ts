@@ -31,7 +31,10 @@ describe('pending tool-call cards', () => {
       await frames(userMessage(), progress(0, 'write_file', 10));
       expect((await cards(shadow))[0]).to.contain('· 0.0s');
       now += 3_200;
-      await new Promise((r) => setTimeout(r, 150));
+      // The card picks the clock up at its next tick.
+      await until(
+        () => !!shadow.querySelector('aalis-tool-progress')?.shadowRoot?.textContent?.includes('3.2s'),
+      );
       expect((await cards(shadow))[0]).to.contain('· 3.2s');
     } finally {
       Date.now = realNow;

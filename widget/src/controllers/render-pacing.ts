@@ -12,7 +12,7 @@
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { ChatView, ServerFrame } from '@aalis/protocol/client';
-import { TICK_MS } from '../elements/ticking.js';
+import { TICK_MS } from '../shared/ticking.js';
 
 /** Whether `frame` only moves the count of a card `before` already shows. */
 export function onlyMovesACount(before: ChatView, frame: ServerFrame): boolean {

@@ -3,12 +3,12 @@
  * several ("‹ 2 / 3 ›"), the edit form of the last question, and its edit button. Which
  * version a tab shows is its own choice; the history keeps them all (protocol/versions.ts).
  */
-import { plainText } from './messages.js';
+import { plainText } from '../message/message.js';
 import { html, type TemplateResult } from 'lit';
 import type { ChatMessage } from '@aalis/protocol/client';
-import type { Strings } from '../i18n/strings.js';
-import { onEscape } from './escape.js';
-import { editIcon } from './icons.js';
+import type { Strings } from '../../i18n/strings.js';
+import { onEscape } from '../../shared/escape.js';
+import { editIcon } from '../../shared/icons.js';
 
 export function renderSwitcher(
   shown: number,

@@ -5,8 +5,8 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { live } from 'lit/directives/live.js';
 import { Limits } from '@aalis/protocol/client';
-import type { Strings } from '../i18n/strings.js';
-import { sendIcon, stopIcon } from './icons.js';
+import type { Strings } from '../../i18n/strings.js';
+import { sendIcon, stopIcon } from '../../shared/icons.js';
 
 export interface ComposerState {
   strings: Strings;

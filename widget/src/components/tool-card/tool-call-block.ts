@@ -1,63 +1,27 @@
 /**
- * How an assistant message's parts render: reasoning (collapsible), markdown text and
- * tool-call blocks, in order. Pending cards share the tool-call block's box
- * (`.tool-call-block.tool-call-block-pending`), so generating, running and done happen
- * in place in the same area.
+ * The tool card: one box per tool call, where its whole life shows in place. While the
+ * model writes the call it is a ticking `<aalis-tool-progress>` (tool-card.ts, public part
+ * `pending-card`); once the call is whole it is the message's `tool_call` part, a
+ * collapsible `<details class="tool-call-block">` that says running, done or failed.
+ * Both share the `.tool-call-block` box, so the card never jumps when the call starts.
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
-import type { Part, ToolCallPart, ToolCallProgressEntry, ToolProgress } from '@aalis/protocol/client';
-import type { Strings } from '../i18n/strings.js';
-import { MarkdownCache, renderMarkdown, type RenderOptions } from '../markdown/render.js';
-import { pretty, seconds } from './format.js';
-import { toolIcon } from './icons.js';
+import type { ToolCallPart, ToolCallProgressEntry, ToolProgress } from '@aalis/protocol/client';
+import type { Strings } from '../../i18n/strings.js';
+import { pretty, seconds } from '../../shared/format.js';
+import { toolIcon } from '../../shared/icons.js';
 
-export interface PartContext {
+/** What the cards being written need from the chat around them. */
+export interface ToolCardContext {
   strings: Strings;
-  /** The chat's theme, handed to the cards (they pick their default colours by it). */
+  /** The chat's theme: the cards pick their default colours by it. */
   theme: 'light' | 'dark' | 'auto';
+  /** `localNow - serverTime`: the cards count on the server's clock. */
   offset: number;
-  markdown: RenderOptions;
-  /** Caches for streaming text, by part position, so only the last block is re-parsed. */
-  caches?: Map<number, MarkdownCache>;
-  /** True while the message is still being written. */
-  streaming: boolean;
-  /** How long each reasoning part took, by its position in the parts, when known. */
-  reasoningMs?: ReadonlyMap<number, number> | undefined;
 }
 
-export function renderParts(parts: readonly Part[], context: PartContext): TemplateResult[] {
-  return parts.map((part, i) => {
-    switch (part.type) {
-      case 'text':
-        return html`<div class="text">${markdownOf(part.text, i, context)}</div>`;
-      case 'reasoning':
-        return renderReasoning(part.text, context.streaming && i === parts.length - 1, i, context);
-      case 'tool_call':
-        return renderToolCall(part, context);
-    }
-  });
-}
-
-function markdownOf(text: string, index: number, context: PartContext): unknown[] {
-  if (!context.caches) return renderMarkdown(text, context.markdown);
-  let cache = context.caches.get(index);
-  if (!cache) context.caches.set(index, (cache = new MarkdownCache(context.markdown)));
-  return cache.render(text);
-}
-
-function renderReasoning(text: string, live: boolean, index: number, context: PartContext): TemplateResult {
-  const { strings } = context;
-  const ms = context.reasoningMs?.get(index);
-  const label = live || ms === undefined ? strings.reasoning : strings.reasoningFor((ms / 1000).toFixed(1));
-  // Open while it streams, collapsed once the answer starts.
-  return html`<details class="reasoning" part="reasoning" ?open=${live}>
-    <summary>${label}</summary>
-    <p>${text}</p>
-  </details>`;
-}
-
-function renderToolCall(part: ToolCallPart, { strings }: PartContext): TemplateResult {
+export function renderToolCall(part: ToolCallPart, strings: Strings): TemplateResult {
   const { status, declined, progress } = part;
   // A declined call never ran: it says so, not that it failed, and has no duration. An
   // `unknown` one may have run (its server died meanwhile): neither done nor failed, in
@@ -177,8 +141,8 @@ function renderProgress(name: string, { progress, total, message }: ToolProgress
 /** At most two decimals: tools may report fractions. */
 const num = (n: number): number => Math.round(n * 100) / 100;
 
-/** The pending cards, one per index in ascending order. */
-export function renderCards(cards: readonly ToolCallProgressEntry[], context: PartContext): unknown {
+/** The tool cards whose calls are still being written, one per index in ascending order. */
+export function renderToolCards(cards: readonly ToolCallProgressEntry[], context: ToolCardContext): unknown {
   return repeat(
     cards,
     (card) => card.index,

@@ -4,8 +4,8 @@
  * it was first opened. Below 480 px wide the panel takes the whole screen (styles).
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import type { Strings } from '../i18n/strings.js';
-import { chatIcon, closeIcon } from './icons.js';
+import type { Strings } from '../../i18n/strings.js';
+import { chatIcon, closeIcon } from '../../shared/icons.js';
 
 export interface LauncherState {
   strings: Strings;

@@ -4,9 +4,9 @@
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import type { ImageRef } from '@aalis/protocol/client';
-import type { Attachment } from '../controllers/attachments.js';
-import type { Strings } from '../i18n/strings.js';
-import { closeIcon, imageIcon } from './icons.js';
+import type { Attachment } from '../../controllers/attachments.js';
+import type { Strings } from '../../i18n/strings.js';
+import { closeIcon, imageIcon } from '../../shared/icons.js';
 
 export function renderAttachButton(
   strings: Strings,

@@ -1,7 +1,7 @@
 import { property } from 'lit/decorators.js';
 import { toServerTime, type TurnStatusEntry, type TurnView } from '@aalis/protocol/client';
-import type { Strings } from '../i18n/strings.js';
-import { TickingElement } from './ticking.js';
+import type { Strings } from '../../i18n/strings.js';
+import { TickingElement } from '../../shared/ticking.js';
 
 /**
  * What the status line says at `serverNow` (the server's clock): how long the model has

@@ -4,8 +4,8 @@
  * or `<template>` children, else from the server's configuration (`ready`).
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import type { Strings } from '../i18n/strings.js';
-import { renderMarkdown, type RenderOptions } from '../markdown/render.js';
+import type { Strings } from '../../i18n/strings.js';
+import { renderMarkdown, type RenderOptions } from '../../markdown/render.js';
 
 export interface Starter {
   /** What the button says. */

@@ -7,9 +7,9 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import type { ToolApproval, ToolDecisionFrame } from '@aalis/protocol/client';
-import type { Strings } from '../i18n/strings.js';
-import { pretty } from './format.js';
-import { toolIcon } from './icons.js';
+import type { Strings } from '../../i18n/strings.js';
+import { pretty } from '../../shared/format.js';
+import { toolIcon } from '../../shared/icons.js';
 
 const MINUTE = 60_000;
 

@@ -1,19 +1,21 @@
-import { css, html } from 'lit';
+import { html } from 'lit';
 import { property } from 'lit/decorators.js';
 import { elapsedSince, type ToolCallProgressEntry } from '@aalis/protocol/client';
-import type { Strings } from '../i18n/strings.js';
-import { seconds } from '../render/format.js';
-import { toolIcon } from '../render/icons.js';
-import { themeTokens } from '../styles/theme-tokens.js';
-import { TickingElement } from './ticking.js';
+import type { Strings } from '../../i18n/strings.js';
+import { seconds } from '../../shared/format.js';
+import { toolIcon } from '../../shared/icons.js';
+import { themeTokens } from '../../shared/theme-tokens.js';
+import { TickingElement } from '../../shared/ticking.js';
+import { toolCardElementStyles } from './tool-card.styles.js';
 
-/** No fragment for this long: the card says it is waiting for the model. */
+/** No fragment for this long: the tool card says it is waiting for the model. */
 export const STALL_MS = 5_000;
 
 /**
- * One pending tool-call card: `<icon> <name> 142 chars · 3.2s`. It ticks on its own
- * (100 ms), so only the cards re-render while a model writes a tool call, never the whole
- * transcript. When its index has had no fragment for 5 s it says so, so a user can tell
+ * The tool card while the model writes its call: `<icon> <name> 142 chars · 3.2s`. Its
+ * tag, class and parts keep the names they were published with (`aalis-tool-progress`,
+ * `pending-card*`). It ticks on its own (100 ms), so only the cards re-render while a
+ * model writes a tool call, never the whole transcript. When its index has had no fragment for 5 s it says so, so a user can tell
  * a slow model from a dead one.
  *
  * @csspart icon - The tool icon.
@@ -24,49 +26,7 @@ export const STALL_MS = 5_000;
  * `pending-card-name` and `pending-card-meta`.
  */
 export class AalisToolProgress extends TickingElement {
-  static override styles = [
-    themeTokens,
-    css`
-      :host {
-        display: flex;
-        flex-wrap: wrap;
-        align-items: center;
-        gap: 0 0.5em;
-      }
-      .icon {
-        display: inline-flex;
-        color: var(--_accent);
-        animation: pulse 1.2s ease-in-out infinite;
-      }
-      /* One word: never broken inside ("write_fi / le"); the count wraps below it instead. */
-      .name {
-        font-family: var(--_mono);
-        font-weight: 600;
-        overflow-wrap: normal;
-        white-space: nowrap;
-        overflow: hidden;
-        text-overflow: ellipsis;
-        max-width: 100%;
-      }
-      .meta {
-        color: var(--_muted);
-        font-variant-numeric: tabular-nums;
-      }
-      :host([stalled]) .meta {
-        color: var(--_warning);
-      }
-      @keyframes pulse {
-        50% {
-          opacity: 0.35;
-        }
-      }
-      @media (prefers-reduced-motion: reduce) {
-        .icon {
-          animation: none;
-        }
-      }
-    `,
-  ];
+  static override styles = [themeTokens, toolCardElementStyles];
 
   @property({ attribute: false }) entry!: ToolCallProgressEntry;
   /** `localNow - serverTime`: the card counts on the server's clock. */

@@ -3,8 +3,8 @@
  * now"), offline, or why the server refused this page. Hidden while connected.
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import type { ConnectionState } from '../controllers/connection.js';
-import type { Strings } from '../i18n/strings.js';
+import type { ConnectionState } from '../../controllers/connection.js';
+import type { Strings } from '../../i18n/strings.js';
 
 export interface StatusLineState {
   strings: Strings;

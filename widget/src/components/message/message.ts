@@ -1,15 +1,16 @@
 /**
  * The transcript's bubbles: a user's message, a finished assistant message (with why it
- * did not complete, when it did not), and the running turn with its pending cards and
- * its status line.
+ * did not complete, when it did not), and the running turn with its tool cards and its
+ * status line.
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import { approvalList, progressList, type ChatMessage, type TurnView } from '@aalis/protocol/client';
-import { shownStatus } from '../elements/turn-status.js';
-import { errorText, type Strings } from '../i18n/strings.js';
-import { renderMessageImages } from './attachments.js';
-import { renderApprovals, type ApprovalState, type Decide } from './approvals.js';
-import { renderCards, renderParts, type PartContext } from './parts.js';
+import { shownStatus } from '../turn-status/turn-status.js';
+import { errorText, type Strings } from '../../i18n/strings.js';
+import { renderMessageImages } from '../attachments/attachments.js';
+import { renderApprovals, type ApprovalState, type Decide } from '../approval/approval.js';
+import { renderToolCards } from '../tool-card/tool-call-block.js';
+import { renderParts, type PartContext } from './parts.js';
 
 /** A message's text parts, joined: what a user wrote, or what a screen reader is told. */
 export function plainText(message: ChatMessage): string {
@@ -52,7 +53,7 @@ export function renderAssistantMessage(message: ChatMessage, context: PartContex
 }
 
 /**
- * The turn being written: its parts so far, the pending cards, the calls waiting for the
+ * The turn being written: its parts so far, the tool cards being written, the calls waiting for the
  * user's approval, and why nothing streams.
  */
 export function renderTurn(
@@ -61,7 +62,7 @@ export function renderTurn(
   approvalState: ApprovalState,
   decide: Decide,
 ): TemplateResult {
-  const cards = renderCards(progressList(turn), context);
+  const cards = renderToolCards(progressList(turn), context);
   const approvals = turn.approvals.size
     ? renderApprovals(approvalList(turn), approvalState, decide)
     : nothing;
@@ -81,7 +82,7 @@ export function renderTurn(
       ></aalis-turn-status>`
     : nothing;
   if (!turn.parts.length) {
-    // Before the assistant's first words: the cards sit in the typing indicator's bubble.
+    // Before the assistant's first words: the tool cards sit in the typing indicator's bubble.
     return html`<div class="bubble assistant typing-bubble" part="bubble typing">
       <span class="sr-only">${context.strings.typing}</span>
       ${turn.toolCallsProgress.size || turn.approvals.size ? [cards, approvals] : html`<span class="typing" aria-hidden="true"><span></span><span></span><span></span></span>`}

@@ -5,9 +5,9 @@
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import { Limits, type ChatMessage } from '@aalis/protocol/client';
-import type { Strings } from '../i18n/strings.js';
-import { onEscape } from './escape.js';
-import { copyIcon, regenerateIcon, thumbDownIcon, thumbUpIcon } from './icons.js';
+import type { Strings } from '../../i18n/strings.js';
+import { onEscape } from '../../shared/escape.js';
+import { copyIcon, regenerateIcon, thumbDownIcon, thumbUpIcon } from '../../shared/icons.js';
 
 export interface ActionsState {
   strings: Strings;

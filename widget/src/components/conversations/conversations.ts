@@ -5,9 +5,9 @@
  */
 import { html, type TemplateResult } from 'lit';
 import { Limits, type SessionSummary } from '@aalis/protocol/client';
-import type { Strings } from '../i18n/strings.js';
-import { onEscape } from './escape.js';
-import { closeIcon, editIcon } from './icons.js';
+import type { Strings } from '../../i18n/strings.js';
+import { onEscape } from '../../shared/escape.js';
+import { closeIcon, editIcon } from '../../shared/icons.js';
 
 export interface ConversationsState {
   strings: Strings;
@@ -115,4 +115,19 @@ function ago(at: number, locale: string): string {
   } catch {
     return new Date(at).toLocaleString();
   }
+}
+
+/** The row above the transcript, for a visitor the server knows: the conversations button. */
+export function renderToolbar(strings: Strings, listShown: boolean, toggle: () => void): TemplateResult {
+  return html`<div class="toolbar" part="toolbar">
+    <button
+      type="button"
+      class="action conversations-button"
+      part="conversations-button"
+      aria-expanded=${listShown ? 'true' : 'false'}
+      @click=${toggle}
+    >
+      ${strings.conversations}
+    </button>
+  </div>`;
 }

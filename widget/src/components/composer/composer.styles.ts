@@ -1,0 +1,76 @@
+import { css } from 'lit';
+
+/**
+ * The composer: the text box, send or stop, the notice line and counter, and the
+ * outline shown while files are dragged over it.
+ */
+export const composerStyles = css`
+  .composer {
+    border-top: 1px solid var(--_border);
+    padding: calc(var(--_space) * 0.75) var(--_space);
+  }
+  .composer-row {
+    display: flex;
+    gap: 8px;
+    align-items: flex-end;
+    max-width: var(--_max-width);
+    margin: 0 auto;
+  }
+  textarea {
+    flex: 1;
+    resize: none;
+    font: inherit;
+    /* iOS zooms into a text box under 16px when it gets the focus. */
+    font-size: max(16px, 1em);
+    color: inherit;
+    background: transparent;
+    border: 1px solid var(--_border);
+    border-radius: 8px;
+    padding: 8px 10px;
+    max-height: 40vh;
+    min-height: 2.6em;
+  }
+  .send,
+  .stop {
+    background: var(--_accent);
+    color: var(--_accent-fg);
+    border-color: var(--_accent);
+    display: inline-flex;
+    align-items: center;
+    gap: 4px;
+    padding: 8px 12px;
+  }
+  .send:disabled {
+    opacity: 0.5;
+    cursor: not-allowed;
+  }
+  .composer-info {
+    display: flex;
+    justify-content: space-between;
+    max-width: var(--_max-width);
+    margin: 4px auto 0;
+    font-size: 0.8em;
+    color: var(--_muted);
+  }
+  .counter.over {
+    color: var(--_danger);
+    font-weight: 600;
+  }
+  .attach-button {
+    display: inline-flex;
+    align-items: center;
+    padding: 8px;
+    color: var(--_muted);
+  }
+  .composer.dragging {
+    outline: 2px dashed var(--_accent);
+    outline-offset: -4px;
+  }
+  .composer.dragging::before {
+    content: attr(data-drop-label);
+    display: block;
+    text-align: center;
+    font-size: 0.85em;
+    color: var(--_accent);
+  }
+`;
