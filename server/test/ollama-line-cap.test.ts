@@ -41,43 +41,48 @@ test('a line over the cap is too_large; the lines before it were delivered', asy
   expect(upstream.requests).toHaveLength(1);
 });
 
-test('a tool call over the default 8 MiB line ends the turn too_large, and never runs', async () => {
-  const hugeCall = line({
-    model: 'm',
-    message: {
-      role: 'assistant',
-      content: '',
-      tool_calls: [
-        {
-          function: {
-            name: 'write_file',
-            arguments: { path: 'big.txt', content: 'z'.repeat(9 * 1024 * 1024) },
+// It writes and parses 9 MiB: about 2 s alone, more beside the other test files, so its own timeout.
+test(
+  'a tool call over the default 8 MiB line ends the turn too_large, and never runs',
+  { timeout: 20_000 },
+  async () => {
+    const hugeCall = line({
+      model: 'm',
+      message: {
+        role: 'assistant',
+        content: '',
+        tool_calls: [
+          {
+            function: {
+              name: 'write_file',
+              arguments: { path: 'big.txt', content: 'z'.repeat(9 * 1024 * 1024) },
+            },
           },
-        },
-      ],
-    },
-    done: false,
-  });
-  upstream = await startFakeUpstream([{ body: content('Saving.') + hugeCall + doneLine, pieces: 40 }]);
-  const agent = new Agent({
-    provider: new OllamaProvider({ host: upstream.url, retry: FAST_RETRY }),
-    model: 'm',
-    tools: new ToolRegistry(builtinTools()),
-    logger: { error: () => {} },
-  });
-  const ran: unknown[] = [];
-  agent.on('tool:execute', (event) => ran.push(event));
-  const history: ChatMessage[] = [
-    { id: 'u', role: 'user', parts: [{ type: 'text', text: 'save' }], createdAt: 0 },
-  ];
-  const { message, error } = await agent.runTurn({
-    sessionId: 's',
-    history,
-    signal: new AbortController().signal,
-    workspace: new Workspace(),
-  });
-  expect(error).toMatchObject({ code: 'too_large', errorId: expect.any(String) });
-  expect(message).toMatchObject({ status: 'error', error: { code: 'too_large' } });
-  expect(message.parts).toEqual([{ type: 'text', text: 'Saving.' }]);
-  expect(ran).toEqual([]);
-});
+        ],
+      },
+      done: false,
+    });
+    upstream = await startFakeUpstream([{ body: content('Saving.') + hugeCall + doneLine, pieces: 40 }]);
+    const agent = new Agent({
+      provider: new OllamaProvider({ host: upstream.url, retry: FAST_RETRY }),
+      model: 'm',
+      tools: new ToolRegistry(builtinTools()),
+      logger: { error: () => {} },
+    });
+    const ran: unknown[] = [];
+    agent.on('tool:execute', (event) => ran.push(event));
+    const history: ChatMessage[] = [
+      { id: 'u', role: 'user', parts: [{ type: 'text', text: 'save' }], createdAt: 0 },
+    ];
+    const { message, error } = await agent.runTurn({
+      sessionId: 's',
+      history,
+      signal: new AbortController().signal,
+      workspace: new Workspace(),
+    });
+    expect(error).toMatchObject({ code: 'too_large', errorId: expect.any(String) });
+    expect(message).toMatchObject({ status: 'error', error: { code: 'too_large' } });
+    expect(message.parts).toEqual([{ type: 'text', text: 'Saving.' }]);
+    expect(ran).toEqual([]);
+  },
+);

@@ -20,7 +20,7 @@ import { MessageActions } from './controllers/message-actions.js';
 import { RenderPacing } from './controllers/render-pacing.js';
 import { StickToBottom } from './controllers/stick-to-bottom.js';
 import { Transcript } from './controllers/transcript.js';
-import { AalisPanelEvent } from './events.js';
+import { AalisPanelEvent } from './shared/events.js';
 import { defaultLocale, stringsFor, type Strings } from './i18n/strings.js';
 import { loadLexer } from './markdown/lexer.js';
 

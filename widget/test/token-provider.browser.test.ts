@@ -6,7 +6,7 @@
  */
 import { expect, fixture, html } from '@open-wc/testing';
 import type { AalisChat } from '../src/aalis-chat.js';
-import type { AalisErrorEvent } from '../src/events.js';
+import type { AalisErrorEvent } from '../src/shared/events.js';
 import { FakeSocket, SESSION, until } from './harness.js';
 
 /** Mounts a chat; `errors` collects its aalis-error codes from before it connects. */

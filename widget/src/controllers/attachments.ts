@@ -5,21 +5,12 @@
  * the session's ticket, so that Send has only ids to send. A thumbnail shows the file
  * itself (an object URL) until the question goes.
  */
+import type { Attachment } from '../components/attachments/attachments.js';
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { IMAGE_SIGNATURE_BYTES, imageTypeOf, type ImageRef, type Uploads } from '@aalis/protocol/client';
 import type { Strings } from '../i18n/strings.js';
 
-export interface Attachment {
-  key: string;
-  name: string;
-  /** The file, shown until the question goes. */
-  preview: string;
-  state: 'uploading' | 'ready' | 'failed';
-  ref?: ImageRef;
-  /** Why the upload failed, in the visitor's language. */
-  error?: string;
-  abort: AbortController;
-}
+export type { Attachment };
 
 export interface AttachmentsHost extends ReactiveControllerHost {
   readonly strings: Strings;

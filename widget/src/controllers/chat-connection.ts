@@ -10,7 +10,7 @@
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { CloseCode, type ClientFrame, type ServerFrame } from '@aalis/protocol/client';
-import { AalisConnectionChangeEvent, AalisErrorEvent } from '../events.js';
+import { AalisConnectionChangeEvent, AalisErrorEvent } from '../shared/events.js';
 import type { Strings } from '../i18n/strings.js';
 import { Connection, type ConnectionState, type SocketFactory, type SocketLike } from './connection.js';
 

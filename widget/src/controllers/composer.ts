@@ -9,7 +9,7 @@
 import type { ReactiveControllerHost } from 'lit';
 import { ErrorCode, Limits, type ErrorFrame, type ReadyFrame } from '@aalis/protocol/client';
 import { fitToText, isSendKey, type ComposerHandlers } from '../components/composer/composer.js';
-import { AalisFeedbackEvent, AalisSendEvent } from '../events.js';
+import { AalisFeedbackEvent, AalisSendEvent } from '../shared/events.js';
 import { errorText, type Strings } from '../i18n/strings.js';
 import type { Attachment, Attachments } from './attachments.js';
 import type { ChatConnection } from './chat-connection.js';

@@ -14,7 +14,9 @@ import {
   type ServerFrame,
 } from '@aalis/protocol/client';
 
-export type ConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'offline';
+import type { ConnectionState } from '../shared/connection-state.js';
+
+export type { ConnectionState };
 
 /** The part of a browser WebSocket the widget uses. */
 export interface SocketLike {

@@ -29,7 +29,7 @@ import { nextMinuteIn } from '../components/approval/approval.js';
 import { plainText } from '../components/message/message.js';
 import { ReasoningClock } from '../components/message/reasoning-clock.js';
 import { shownStatus, turnStatusText } from '../components/turn-status/turn-status.js';
-import { AalisErrorEvent, AalisMessageEvent, AalisToolApprovalEvent } from '../events.js';
+import { AalisErrorEvent, AalisMessageEvent, AalisToolApprovalEvent } from '../shared/events.js';
 import { errorText, type Strings } from '../i18n/strings.js';
 import { plainTextOf } from '../markdown/plain-text.js';
 import type { MarkdownCache } from '../markdown/render.js';

@@ -4,9 +4,21 @@
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import type { ImageRef } from '@aalis/protocol/client';
-import type { Attachment } from '../../controllers/attachments.js';
 import type { Strings } from '../../i18n/strings.js';
 import { closeIcon, imageIcon } from '../../shared/icons.js';
+
+/** An image the visitor attached, as the composer shows it: uploading, ready or refused. */
+export interface Attachment {
+  key: string;
+  name: string;
+  /** The file, shown until the question goes. */
+  preview: string;
+  state: 'uploading' | 'ready' | 'failed';
+  ref?: ImageRef;
+  /** Why the upload failed, in the visitor's language. */
+  error?: string;
+  abort: AbortController;
+}
 
 export function renderAttachButton(
   strings: Strings,

@@ -3,7 +3,7 @@
  * now"), offline, or why the server refused this page. Hidden while connected.
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import type { ConnectionState } from '../../controllers/connection.js';
+import type { ConnectionState } from '../../shared/connection-state.js';
 import type { Strings } from '../../i18n/strings.js';
 
 export interface StatusLineState {

@@ -1,6 +1,6 @@
 /** The events `<aalis-chat>` dispatches: typed, bubbling, composed (they leave the shadow root). */
 import type { ChatMessage, ToolApproval } from '@aalis/protocol/client';
-import type { ConnectionState } from './controllers/connection.js';
+import type { ConnectionState } from './connection-state.js';
 
 const init = { bubbles: true, composed: true } as const;
 
