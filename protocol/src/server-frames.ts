@@ -99,7 +99,7 @@ export const ToolExecuteFrameSchema = v.object({
   index: CountSchema,
   name: v.string(),
   /**
-   * The parsed JSON value; the raw text when it was not valid JSON. Sent with `start`
+   * The arguments as the model wrote them (older servers: the parsed value). Sent with `start`
    * only: an `end` omits it (the client has it), so large arguments cross once.
    */
   arguments: v.optional(v.unknown()),

@@ -122,7 +122,10 @@ export const ToolApprovalSchema = v.object({
   callId: v.string(),
   index: CountSchema,
   name: v.string(),
-  /** The parsed arguments; the raw text when they were not valid JSON. */
+  /**
+   * The arguments as the model wrote them (a string). Servers before the redesign sent the
+   * parsed value, and history stored then still holds it: a client shows a non-string as JSON.
+   */
   arguments: v.optional(v.unknown()),
   policy: v.picklist(['always', 'session']),
   /** When an undecided request counts as declined, on the server's clock. */
@@ -138,7 +141,7 @@ export const ToolCallPartSchema = v.object({
   index: CountSchema,
   name: v.string(),
   /**
-   * The parsed arguments; the raw text when it was not valid JSON. Omitted in a `message`
+   * The arguments as the model wrote them (older servers and history: the parsed value). Omitted in a `message`
    * frame: every client of the session has them from `tool_execute` start or
    * `stream_resume`, and large arguments are never sent to a client twice.
    */
