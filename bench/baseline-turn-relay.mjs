@@ -10,6 +10,7 @@
 //
 // Frames (JSON): {"id":"call_7","args":" "} per fragment, {"id":"call_7","result":{...}}
 // per tool run, {"text":"..."} per text delta, {"done":true,"chars":N} at the end.
+import { currentTime } from '../server/dist/tools/builtin/time.js';
 import { takeSseData, ws } from './lib.mjs';
 
 const { WebSocketServer } = ws;
@@ -18,33 +19,25 @@ const UPSTREAM = process.env.UPSTREAM;
 /** A model that keeps calling tools is stopped after this many rounds, as Aalis stops it. */
 const MAX_ROUNDS = 5;
 
+// The tool itself, in-process: Aalis's own built-in `get_time` (as built by `npm install`),
+// declared to the model as Aalis declares it, run without the registry's validation.
 const TOOLS = [
   {
     type: 'function',
     function: {
-      name: 'get_time',
-      description: 'The current date and time, in an IANA time zone such as "Europe/Paris" (UTC by default).',
-      parameters: {
-        type: 'object',
-        properties: { timezone: { type: 'string', description: 'IANA time zone name' } },
-        additionalProperties: false,
-      },
+      name: currentTime.name,
+      description: currentTime.description,
+      parameters: currentTime.parameters,
     },
   },
 ];
 
-/** The tool, in-process: the same work as Aalis's `get_time`. */
-function runTool(name, { timezone = 'UTC' }) {
-  if (name !== 'get_time') return { error: `unknown tool ${name}` };
+async function runTool(name, args) {
+  if (name !== currentTime.name) return { error: `unknown tool ${name}` };
   try {
-    const now = new Intl.DateTimeFormat('en-GB', {
-      timeZone: timezone,
-      dateStyle: 'full',
-      timeStyle: 'long',
-    }).format(new Date());
-    return { timezone, now, iso: new Date().toISOString() };
-  } catch {
-    return { error: `unknown time zone "${timezone}"` };
+    return await currentTime.execute(args, {});
+  } catch (error) {
+    return { error: error.message };
   }
 }
 
@@ -79,7 +72,7 @@ async function turn(socket, text) {
     });
     for (const call of calls) {
       chars += call.args.length;
-      const result = runTool(call.name, JSON.parse(call.args || '{}'));
+      const result = await runTool(call.name, JSON.parse(call.args || '{}'));
       socket.send(JSON.stringify({ id: call.id, result }));
       messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(result) });
     }

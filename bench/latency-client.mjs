@@ -30,17 +30,32 @@ function arrived(stream, from, to, now) {
   }
 }
 
-function runAalis(done) {
+/**
+ * A turn over a WebSocket: `first` is sent when it opens; `onFrame(frame, now, end)` reads
+ * each parsed frame, `now` taken on receipt, and calls `end(finalChars)` when the turn is over.
+ */
+function socketTurn(done, first, onFrame) {
   const socket = new WebSocket(TARGET_URL);
+  socket.on('error', done);
+  socket.on('close', done);
+  socket.on('open', () => socket.send(first));
+  const end = (chars) => {
+    finalChars.push(chars);
+    socket.close();
+    done();
+  };
+  socket.on('message', (data) => {
+    const now = Number(process.hrtime.bigint());
+    onFrame(JSON.parse(data.toString()), now, end, socket);
+  });
+  return () => socket.terminate();
+}
+
+function runAalis(done) {
   let last = 0;
   // Progress frames carry no call id: the fragments wait for the tool's start, which does.
   const pending = [];
-  socket.on('error', done);
-  socket.on('close', done);
-  socket.on('open', () => socket.send(JSON.stringify({ type: 'hello', protocol: 1 })));
-  socket.on('message', (data) => {
-    const now = Number(process.hrtime.bigint());
-    const frame = JSON.parse(data.toString());
+  return socketTurn(done, JSON.stringify({ type: 'hello', protocol: 1 }), (frame, now, end, socket) => {
     if (frame.type === 'ready') socket.send(JSON.stringify({ type: 'send', text: TEXT }));
     else if (frame.type === 'stream' && frame.toolCallProgress) {
       const { charsAccumulated } = frame.toolCallProgress;
@@ -51,57 +66,30 @@ function runAalis(done) {
     } else if (frame.type === 'tool_execute' && frame.phase === 'start') {
       const stream = Number(frame.callId.slice(5));
       for (const [from, to, at] of pending) arrived(stream, from, to, at);
-    } else if (frame.type === 'message') {
-      finalChars.push(last);
-      socket.close();
-      done();
-    }
+    } else if (frame.type === 'message') end(last);
   });
-  return () => socket.terminate();
 }
 
 function runBaseline(done) {
-  const socket = new WebSocket(TARGET_URL);
   let stream = 0;
   let fragment = 0;
-  socket.on('error', done);
-  socket.on('close', done);
-  socket.on('open', () => socket.send(TEXT));
-  socket.on('message', (data) => {
-    const now = Number(process.hrtime.bigint());
-    const chunk = JSON.parse(data.toString());
+  return socketTurn(done, TEXT, (chunk, now, end) => {
     const call = chunk.choices?.[0]?.delta?.tool_calls?.[0];
     if (call?.function?.name) stream = Number(call.function.name.slice(2));
     if (call?.function?.arguments === ' ') arrived(stream, ++fragment, fragment, now);
-    if (chunk.done) {
-      // The relay has no count of its own: the client's count of blanks, and the braces.
-      finalChars.push(fragment + 2);
-      socket.close();
-      done();
-    }
+    // The relay has no count of its own: the client's count of blanks, and the braces.
+    if (chunk.done) end(fragment + 2);
   });
-  return () => socket.terminate();
 }
 
 /** bench/baseline-turn-relay.mjs: a frame per fragment, the tool's result, text, the end. */
 function runTurnRelay(done) {
-  const socket = new WebSocket(TARGET_URL);
   let fragment = 0;
-  socket.on('error', done);
-  socket.on('close', done);
-  socket.on('open', () => socket.send(TEXT));
-  socket.on('message', (data) => {
-    const now = Number(process.hrtime.bigint());
-    const frame = JSON.parse(data.toString());
+  return socketTurn(done, TEXT, (frame, now, end) => {
     if (frame.args === ' ') arrived(Number(frame.id.slice(5)), ++fragment, fragment, now);
-    else if (frame.done) {
-      // The relay's own count of the arguments' characters, as Aalis's final count.
-      finalChars.push(frame.chars);
-      socket.close();
-      done();
-    }
+    // The relay's own count of the arguments' characters, as Aalis's final count.
+    else if (frame.done) end(frame.chars);
   });
-  return () => socket.terminate();
 }
 
 /** One POST, answered with the AI SDK's UI message stream (SSE, one JSON chunk per event). */

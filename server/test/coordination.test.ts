@@ -77,9 +77,14 @@ function hubWith(coordination: RecordingCoordination) {
   return { store, hub: new SessionHub({ agent, store, logger, cluster: coordination }) };
 }
 
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 400 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
-  expect(check()).toBe(true);
+/** A hub on `coordination` whose one tab asked a question and got its answer (the lease released). */
+async function answeredTurn(coordination: RecordingCoordination) {
+  const { hub } = hubWith(coordination);
+  const tab = peer();
+  const sessionId = await hub.hello(tab, undefined);
+  await hub.send(tab, sessionId, 'hello there');
+  await expect.poll(() => coordination.released).toBe(1);
+  return { hub, tab, sessionId };
 }
 
 const errorsOf = (frames: ServerFrame[]) => frames.flatMap((f) => (f.type === 'error' ? [f.code] : []));
@@ -87,11 +92,7 @@ const errorsOf = (frames: ServerFrame[]) => frames.flatMap((f) => (f.type === 'e
 describe('the hub and its coordination', () => {
   test("a turn's frames go out under the lease it claimed, which is released after the answer", async () => {
     const coordination = new RecordingCoordination();
-    const { hub } = hubWith(coordination);
-    const tab = peer();
-    const sessionId = await hub.hello(tab, undefined);
-    await hub.send(tab, sessionId, 'hello there');
-    await until(() => coordination.released === 1);
+    const { hub, tab, sessionId } = await answeredTurn(coordination);
     expect(coordination.calls.slice(0, 2)).toEqual(['follow', 'claim']);
     // Every frame the tab got after `ready` was published, in the same order.
     expect(coordination.published).toEqual(tab.frames.slice(1).map((f) => f.type));
@@ -141,11 +142,7 @@ describe('the hub and its coordination', () => {
 
   test('feedback is shared with the other instances', async () => {
     const coordination = new RecordingCoordination();
-    const { hub } = hubWith(coordination);
-    const tab = peer();
-    const sessionId = await hub.hello(tab, undefined);
-    await hub.send(tab, sessionId, 'hello there');
-    await until(() => coordination.released === 1);
+    const { hub, tab, sessionId } = await answeredTurn(coordination);
     const answer = tab.frames.find(
       (f): f is Extract<ServerFrame, { type: 'message' }> => f.type === 'message',
     )!;

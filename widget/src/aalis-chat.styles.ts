@@ -5,6 +5,7 @@
  * (`--aalis-*`) on the element or any ancestor, or styles its blocks through `::part`.
  */
 import { css } from 'lit';
+import { textBox } from './shared/control-styles.js';
 import { approvalStyles } from './components/approval/approval.styles.js';
 import { attachmentsStyles } from './components/attachments/attachments.styles.js';
 import { composerStyles } from './components/composer/composer.styles.js';
@@ -68,13 +69,8 @@ const baseStyles = css`
   .edit-form textarea {
     flex: 1;
     min-width: 0;
-    font: inherit;
-    /* iOS zooms into a field under 16px when it gets the focus. */
-    font-size: max(16px, 1em);
-    color: inherit;
-    background: transparent;
+    ${textBox}
     border: 1px solid var(--_accent);
-    border-radius: 8px;
     padding: 4px 8px;
   }
   .action {

@@ -1,7 +1,7 @@
 /**
  * The browsers the widget README promises are the ones the build targets, and the build
  * emits its syntax as written for them (that it parses and runs in today's engines is
- * demo/test/engines.test.ts).
+ * demo/test/engines/smoke-suite.ts).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { expect, test } from 'vitest';

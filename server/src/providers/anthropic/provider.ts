@@ -21,14 +21,9 @@ import { outputLimitError } from '../core/errors.js';
 import { midStreamError, requestError } from './errors.js';
 import { ANTHROPIC, toAnthropicMessages } from './messages.js';
 import type { RetryPolicy } from '../core/retry.js';
-import {
-  DEFAULT_FIRST_BYTE_TIMEOUT_MS,
-  streamRound,
-  type RoundState,
-  type UpstreamTimeouts,
-} from '../core/round-stream.js';
+import { streamRound, type RoundState, type UpstreamTimeouts } from '../core/round-stream.js';
 import type { ChatProvider, ChatRequest, ChatStreamOptions, ProviderChunk } from '../core/types.js';
-import { httpFetch } from '../core/http-fetch.js';
+import { sdkClientOptions } from '../core/sdk-client.js';
 
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 8192;
 
@@ -51,16 +46,7 @@ export class AnthropicProvider implements ChatProvider {
 
   constructor(options: AnthropicProviderOptions) {
     this.#options = options;
-    this.#client = new Anthropic({
-      apiKey: options.apiKey,
-      ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-      // Retries and the first-byte deadline are ours (retry.ts, round-stream.ts).
-      maxRetries: 0,
-      timeout: (options.firstByteTimeoutMs ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS) + 5_000,
-      logLevel: 'off',
-      // The same keep-alive transport as the OpenAI client (http-fetch.ts).
-      fetch: httpFetch,
-    });
+    this.#client = new Anthropic(sdkClientOptions(options));
   }
 
   chatStream(request: ChatRequest, options: ChatStreamOptions = {}): AsyncGenerator<ProviderChunk> {

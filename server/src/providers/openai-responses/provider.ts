@@ -29,6 +29,7 @@ import {
   type ChatStreamOptions,
   type ModelMessage,
   type ProviderChunk,
+  type ToolImage,
 } from '../core/types.js';
 
 export const OPENAI_RESPONSES = 'openai-responses';
@@ -270,11 +271,7 @@ export function toResponsesInput(messages: readonly ModelMessage[]): {
           content: message.images?.length
             ? [
                 ...(message.content ? [{ type: 'input_text' as const, text: message.content }] : []),
-                ...message.images.map((image) => ({
-                  type: 'input_image' as const,
-                  image_url: dataUrl(image),
-                  detail: 'auto' as const,
-                })),
+                ...inputImages(message.images),
               ]
             : message.content,
         });
@@ -293,18 +290,20 @@ export function toResponsesInput(messages: readonly ModelMessage[]): {
           type: 'function_call_output',
           call_id: message.toolCallId,
           output: message.images?.length
-            ? [
-                { type: 'input_text', text: message.content },
-                ...message.images.map((image) => ({
-                  type: 'input_image' as const,
-                  image_url: dataUrl(image),
-                  detail: 'auto' as const,
-                })),
-              ]
+            ? [{ type: 'input_text', text: message.content }, ...inputImages(message.images)]
             : message.content,
         });
         break;
     }
   }
   return { instructions: instructions.join('\n\n'), input };
+}
+
+/** A message's images as the Responses API takes them: data URLs, the model choosing the detail. */
+function inputImages(images: readonly ToolImage[]) {
+  return images.map((image) => ({
+    type: 'input_image' as const,
+    image_url: dataUrl(image),
+    detail: 'auto' as const,
+  }));
 }

@@ -6,26 +6,14 @@
 import OpenAI from 'openai';
 import { ProviderError } from '../core/errors.js';
 import { sdkRequestError } from '../core/sdk-errors.js';
-import { DEFAULT_FIRST_BYTE_TIMEOUT_MS } from '../core/round-stream.js';
-import { httpFetch } from '../core/http-fetch.js';
+import { sdkClientOptions } from '../core/sdk-client.js';
 
 export function createOpenAIClient(options: {
   apiKey: string;
   baseURL?: string | undefined;
   firstByteTimeoutMs?: number | undefined;
 }): OpenAI {
-  return new OpenAI({
-    apiKey: options.apiKey,
-    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-    // Retries are ours, and only before the first byte (see retry.ts); so is the
-    // first-byte deadline (round-stream.ts): the SDK's is only a backstop behind it.
-    maxRetries: 0,
-    timeout: (options.firstByteTimeoutMs ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS) + 5_000,
-    logLevel: 'off',
-    // Node's keep-alive sockets with the body as a Node stream: less work per fragment
-    // than the global fetch's web streams (http-fetch.ts).
-    fetch: httpFetch,
-  });
+  return new OpenAI(sdkClientOptions(options));
 }
 
 /** Why opening a request failed, typed (retryable where a retry may help). */

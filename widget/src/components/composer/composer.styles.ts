@@ -1,4 +1,5 @@
 import { css } from 'lit';
+import { textBox } from '../../shared/control-styles.js';
 
 /**
  * The composer: the text box, send or stop, the notice line and counter, and the
@@ -19,13 +20,8 @@ export const composerStyles = css`
   textarea {
     flex: 1;
     resize: none;
-    font: inherit;
-    /* iOS zooms into a text box under 16px when it gets the focus. */
-    font-size: max(16px, 1em);
-    color: inherit;
-    background: transparent;
+    ${textBox}
     border: 1px solid var(--_border);
-    border-radius: 8px;
     padding: 8px 10px;
     max-height: 40vh;
     min-height: 2.6em;

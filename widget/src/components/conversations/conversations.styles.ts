@@ -1,4 +1,5 @@
 import { css } from 'lit';
+import { accentButton } from '../../shared/control-styles.js';
 
 /**
  * The toolbar's conversations button and the visitor's conversations: open, rename,
@@ -23,13 +24,7 @@ export const conversationsStyles = css`
     margin-bottom: var(--_space);
   }
   .new-conversation {
-    font: inherit;
-    border: 0;
-    border-radius: 8px;
-    padding: 4px 12px;
-    background: var(--_accent);
-    color: var(--_accent-fg);
-    cursor: pointer;
+    ${accentButton}
   }
   .conversations ul {
     list-style: none;

@@ -1,4 +1,5 @@
 import { css } from 'lit';
+import { accentButton } from '../../shared/control-styles.js';
 
 /**
  * The row under an answer (copy, thumbs, regenerate) and the comment a thumb opens.
@@ -20,12 +21,6 @@ export const messageActionsStyles = css`
     border-color: var(--_border);
   }
   .feedback-form button {
-    font: inherit;
-    border: 0;
-    border-radius: 8px;
-    padding: 4px 12px;
-    background: var(--_accent);
-    color: var(--_accent-fg);
-    cursor: pointer;
+    ${accentButton}
   }
 `;

@@ -1,5 +1,16 @@
 import { css } from 'lit';
 
+/** A tool's name is one word, in the block and in the card alike: never broken inside, cut with … at worst. */
+const oneWordName = css`
+  font-family: var(--_mono);
+  font-weight: 600;
+  overflow-wrap: normal;
+  white-space: nowrap;
+  overflow: hidden;
+  text-overflow: ellipsis;
+  max-width: 100%;
+`;
+
 /**
  * The tool card's box, in the chat's shadow root: a tool-call part's `<details
  * class="tool-call-block">` and, while the call is written, the `<aalis-tool-progress>`
@@ -34,13 +45,7 @@ export const toolCardStyles = css`
   }
   /* A tool's name is one word: never broken inside ("write_fi / le"), cut with … at worst. */
   .tool-call-block .tool-name {
-    font-family: var(--_mono);
-    font-weight: 600;
-    overflow-wrap: normal;
-    white-space: nowrap;
-    overflow: hidden;
-    text-overflow: ellipsis;
-    max-width: 100%;
+    ${oneWordName}
   }
   .tool-call-block .tool-status {
     color: var(--_muted);
@@ -125,13 +130,7 @@ export const toolCardElementStyles = css`
   }
   /* One word: never broken inside ("write_fi / le"); the count wraps below it instead. */
   .name {
-    font-family: var(--_mono);
-    font-weight: 600;
-    overflow-wrap: normal;
-    white-space: nowrap;
-    overflow: hidden;
-    text-overflow: ellipsis;
-    max-width: 100%;
+    ${oneWordName}
   }
   .meta {
     color: var(--_muted);
