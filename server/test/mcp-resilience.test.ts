@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { ToolError, ToolRegistry } from '../src/tools/define-tool.js';
 import { McpToolSource, type McpToolSourceOptions } from '../src/tools/mcp/mcp-tool-source.js';
-import { fixtureServer, recordingLogger, toolContext, waitFor } from './fixtures/mcp/harness.js';
+import { fixtureServer, isAlive, recordingLogger, toolContext, waitFor } from './fixtures/mcp/harness.js';
 
 const FAST_RETRY = { initialMs: 100, maxMs: 400 };
 let directory: string;
@@ -34,15 +34,6 @@ function start(servers: McpToolSourceOptions['servers'], options: Partial<McpToo
   const run = (name: string, args: unknown = {}) => registry.get(name)!.execute(args, toolContext());
   return { registry, logger, source, run };
 }
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('MCP servers that misbehave', () => {
   test('a stdio server that exits mid-call: the call fails clearly, the server is restarted, later calls work', async () => {

@@ -23,7 +23,7 @@ import {
   usageChunk,
   type FakeUpstream,
 } from './fake-upstream.js';
-import { fixtureServer, recordingLogger, waitFor } from './fixtures/mcp/harness.js';
+import { fixtureServer, isAlive, recordingLogger, waitFor } from './fixtures/mcp/harness.js';
 import { openAIOn } from './provider-helpers.js';
 
 let directory: string;
@@ -39,14 +39,6 @@ afterAll(async () => {
   await rm(directory, { recursive: true, force: true });
 });
 
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const pidIn = (file: string) =>
   waitFor(() => {
     try {
