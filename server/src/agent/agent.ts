@@ -14,6 +14,7 @@ import {
   reduce,
   type ChatMessage,
   type ChatView,
+  type TurnView,
   type MessageStatus,
   type StreamChunkMessage,
   type ToolApproval,
@@ -99,6 +100,13 @@ export interface TurnInput {
   executions?: ToolExecutionLog;
   /** The bytes of an image a user message names (the history's uploads); none without it. */
   images?: ImageSource;
+  /**
+   * The turn as the caller folds this agent's events into a view, synchronously as they
+   * are emitted (the session hub's stream buffer). Given it, the agent reads its answer
+   * there rather than running the reducer over every event a second time; without it
+   * (the agent on its own), it keeps a view of its own.
+   */
+  view?: () => TurnView | null;
 }
 
 export interface TurnResult {
@@ -149,7 +157,12 @@ export class Agent extends EventEmitter<AgentEvents> {
 
   async runTurn(input: TurnInput): Promise<TurnResult> {
     const { provider, model, tools, maxRounds, now, waitingNoticeMs } = this.#options;
-    const turn = new TurnRecorder(input.sessionId, now, (event, payload) => this.#emit(event, payload));
+    const turn = new TurnRecorder(
+      input.sessionId,
+      now,
+      (event, payload) => this.#emit(event, payload),
+      input.view,
+    );
     // Spans (observability/tracing.ts): no-ops unless the host registered an OpenTelemetry SDK.
     turn.trace = new TurnTrace({ messageId: turn.id, provider: provider.name, model });
     const startedAt = now();
@@ -328,11 +341,14 @@ export class Agent extends EventEmitter<AgentEvents> {
 }
 
 /**
- * Emits the turn's events and folds each into a view with the protocol reducer, the
- * same way every client does; the final message is read off that view.
+ * Emits the turn's events and reads the turn off a view the protocol reducer builds from
+ * them, the same way every client does: the caller's (TurnInput.view), or its own.
  */
 class TurnRecorder {
-  #view: ChatView;
+  /** The view this recorder folds its events into when the caller keeps none. */
+  #own: ChatView | undefined;
+  /** The caller's turn as last seen: it stays readable should the caller's buffer move on. */
+  #seen: TurnView = { parts: [], toolCallsProgress: new Map(), approvals: new Map() };
   /** The rounds so far, kept with the message when a provider gave something to send back. */
   readonly #rounds: RoundRecord[] = [];
   /** How long each call of the last round took to write, by index (its card's time). */
@@ -346,30 +362,34 @@ class TurnRecorder {
     sessionId: string,
     private readonly now: () => number,
     private readonly emit: <E extends keyof AgentEvents>(event: E, payload: AgentEvents[E][0]) => void,
+    private readonly view?: () => TurnView | null,
   ) {
-    this.#view = {
-      sessionId,
-      messages: [],
-      turn: { parts: [], toolCallsProgress: new Map(), approvals: new Map() },
-    };
+    if (!view) this.#own = { sessionId, messages: [], turn: this.#seen };
+  }
+
+  /** The turn so far: every event emitted, folded by the reducer once. */
+  get #turn(): TurnView {
+    const turn = this.#own ? this.#own.turn : this.view!();
+    if (turn) this.#seen = turn;
+    return this.#seen;
   }
 
   stream(message: StreamChunkMessage): void {
     // The round is written: how long each call took to write, before its card goes.
     if (message.done) {
       this.#writingMs = new Map(
-        [...this.#view.turn!.toolCallsProgress.values()].map((card) => [
+        [...this.#turn.toolCallsProgress.values()].map((card) => [
           card.index,
           Math.max(0, this.now() - card.startedAt),
         ]),
       );
     }
-    this.#view = reduce(this.#view, { type: 'stream', ...message }, this.now());
+    if (this.#own) this.#own = reduce(this.#own, { type: 'stream', ...message }, this.now());
     this.emit('outbound:stream', message);
   }
 
   tool(event: ToolExecuteEvent): void {
-    this.#view = reduce(this.#view, { type: 'tool_execute', ...event }, this.now());
+    if (this.#own) this.#own = reduce(this.#own, { type: 'tool_execute', ...event }, this.now());
     this.emit('tool:execute', event);
   }
 
@@ -384,7 +404,7 @@ class TurnRecorder {
   }
 
   message(createdAt: number, status: MessageStatus, error?: TurnError): StoredMessage {
-    const turn = this.#view.turn!;
+    const turn = this.#turn;
     const message: StoredMessage = {
       id: this.id,
       role: 'assistant',

@@ -246,6 +246,8 @@ export class TurnRunner {
         // Only to a model that reads them: one that does not is told they were there.
         ...(images ? { images: (id: string) => store.getImage(id) } : {}),
         approvals: turn.approvals,
+        // The session's buffer folds the agent's events: the reducer runs once per frame here.
+        view: () => session.view.turn,
         executions: {
           starting: (callId, name) =>
             store.toolStarting({ sessionId, turnId: turn.id, callId, name, at: now() }),
