@@ -15,6 +15,7 @@ export {
   type TurnView,
   type ViewFrame,
 } from './reducer.js';
+export { progressOnly } from './progress-only.js';
 export { clockOffset, elapsedSince, toServerTime } from './clock.js';
 export { latestVersions, versionGroups, type Exchange } from './versions.js';
 export { IMAGE_SIGNATURE_BYTES, imageTypeOf } from './image-type.js';

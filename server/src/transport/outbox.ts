@@ -8,7 +8,7 @@
  * stays behind too long, or falls too far behind, is closed with 1008: its client
  * reconnects and catches up through `stream_resume`.
  */
-import { CloseCode, type ServerFrame } from '@aalis/protocol';
+import { CloseCode, progressOnly, type ServerFrame } from '@aalis/protocol';
 
 export interface OutboxSink {
   write(text: string): void;
@@ -49,9 +49,8 @@ interface Entry {
  */
 function progressKey(frame: ServerFrame): string | undefined {
   if (frame.type === 'tool_execute') return frame.phase === 'progress' ? `call:${frame.callId}` : undefined;
-  if (frame.type !== 'stream' || !frame.toolCallProgress) return undefined;
-  if (frame.contentDelta || frame.reasoningDelta || frame.done || frame.usage) return undefined;
-  return `index:${frame.toolCallProgress.index}`;
+  const progress = progressOnly(frame);
+  return progress && `index:${progress.index}`;
 }
 
 export class Outbox {

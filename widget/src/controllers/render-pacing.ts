@@ -11,14 +11,14 @@
  * input) renders at the next frame, and takes a waiting count with it.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import type { ChatView, ServerFrame } from '@aalis/protocol/client';
+import { progressOnly, type ChatView, type ServerFrame } from '@aalis/protocol/client';
 import { TICK_MS } from '../shared/ticking.js';
 
 /** Whether `frame` only moves the count of a card `before` already shows. */
 export function onlyMovesACount(before: ChatView, frame: ServerFrame): boolean {
-  if (frame.type !== 'stream' || !frame.toolCallProgress) return false;
-  if (frame.contentDelta || frame.reasoningDelta || frame.done || frame.usage) return false;
-  const { index, name } = frame.toolCallProgress;
+  const progress = progressOnly(frame);
+  if (!progress) return false;
+  const { index, name } = progress;
   const turn = before.turn;
   // A status line (waiting, retrying) that a fragment ends must go at once.
   if (!turn || turn.status) return false;
