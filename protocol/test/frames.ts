@@ -51,20 +51,24 @@ export const progress = (index: number, name: string, charsAccumulated: number):
   stream({ toolCallProgress: { index, name, charsAccumulated } });
 export const done = (usage?: Usage): StreamFrame => stream(usage ? { done: true, usage } : { done: true });
 
+/** A `tool_execute` of the test session: what every phase has, and the phase's own fields. */
+const execute = (
+  phase: ToolExecuteFrame['phase'],
+  callId: string,
+  index: number,
+  name: string,
+  fields: Partial<ToolExecuteFrame>,
+): ToolExecuteFrame => ({ type: 'tool_execute', sessionId: SESSION, phase, callId, index, name, ...fields });
+
 export const toolStart = (
   callId: string,
   index: number,
   name: string,
   args: unknown = {},
-): ToolExecuteFrame => ({
-  type: 'tool_execute',
-  sessionId: SESSION,
-  phase: 'start',
-  callId,
-  index,
-  name,
-  arguments: args,
-});
+): ToolExecuteFrame =>
+  execute('start', callId, index, name, {
+    arguments: args,
+  });
 
 export const toolEnd = (
   callId: string,
@@ -73,18 +77,13 @@ export const toolEnd = (
   result: unknown,
   durationMs?: number,
   isError?: boolean,
-): ToolExecuteFrame => ({
-  type: 'tool_execute',
-  sessionId: SESSION,
-  phase: 'end',
-  callId,
-  index,
-  name,
-  // As the server sends it: the arguments came with `start`.
-  result,
-  ...(durationMs === undefined ? {} : { durationMs }),
-  ...(isError === undefined ? {} : { isError }),
-});
+): ToolExecuteFrame =>
+  execute('end', callId, index, name, {
+    // As the server sends it: the arguments came with `start`.
+    result,
+    ...(durationMs === undefined ? {} : { durationMs }),
+    ...(isError === undefined ? {} : { isError }),
+  });
 
 export const toolProgress = (
   callId: string,
@@ -93,17 +92,12 @@ export const toolProgress = (
   progress: number,
   total?: number,
   message?: string,
-): ToolExecuteFrame => ({
-  type: 'tool_execute',
-  sessionId: SESSION,
-  phase: 'progress',
-  callId,
-  index,
-  name,
-  progress,
-  ...(total === undefined ? {} : { total }),
-  ...(message === undefined ? {} : { message }),
-});
+): ToolExecuteFrame =>
+  execute('progress', callId, index, name, {
+    progress,
+    ...(total === undefined ? {} : { total }),
+    ...(message === undefined ? {} : { message }),
+  });
 
 /** The `end` of a call that never ran. */
 export const toolDeclined = (
@@ -111,17 +105,12 @@ export const toolDeclined = (
   index: number,
   name: string,
   declined: 'user' | 'expired' = 'user',
-): ToolExecuteFrame => ({
-  type: 'tool_execute',
-  sessionId: SESSION,
-  phase: 'end',
-  callId,
-  index,
-  name,
-  isError: true,
-  declined,
-  result: 'The user declined to run this tool.',
-});
+): ToolExecuteFrame =>
+  execute('end', callId, index, name, {
+    isError: true,
+    declined,
+    result: 'The user declined to run this tool.',
+  });
 
 export const approvalRequest = (
   callId: string,

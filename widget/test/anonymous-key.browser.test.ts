@@ -4,7 +4,7 @@
  * `newSession()` (the same browser is the same visitor) and after a reload.
  */
 import { expect } from '@open-wc/testing';
-import { SESSION, mount, until } from './harness.js';
+import { SESSION, mount, until, readyFrame } from './harness.js';
 
 const KEY = 'AAAAAAAAAAAAAAAAAAAAAA.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2ZXI';
 const STORED = 'aalis-chat-session:visitor';
@@ -16,14 +16,7 @@ describe('anonymous visitor key', () => {
     expect(sockets[0]!.sent[0]).to.not.have.property('anonymousKey');
     expect(localStorage.getItem(STORED)).to.equal(null);
 
-    await frames({
-      type: 'ready',
-      sessionId: SESSION,
-      serverTime: Date.now(),
-      messages: [],
-      resumed: true,
-      anonymousKey: KEY,
-    });
+    await frames(readyFrame({ anonymousKey: KEY }));
     expect(localStorage.getItem(STORED)).to.equal(KEY);
 
     sockets[0]!.close(1006, ''); // the network drops
@@ -36,13 +29,7 @@ describe('anonymous visitor key', () => {
     });
 
     // A ready without a key (the server knew it) leaves it as it is.
-    sockets[1]!.receive({
-      type: 'ready',
-      sessionId: SESSION,
-      serverTime: Date.now(),
-      messages: [],
-      resumed: true,
-    });
+    sockets[1]!.receive(readyFrame());
     await el.updateComplete;
     expect(localStorage.getItem(STORED)).to.equal(KEY);
 
@@ -54,22 +41,8 @@ describe('anonymous visitor key', () => {
 
   it('a newly issued key replaces the stored one', async () => {
     const { el, sockets, frames } = await mount();
-    await frames({
-      type: 'ready',
-      sessionId: SESSION,
-      serverTime: Date.now(),
-      messages: [],
-      resumed: false,
-      anonymousKey: KEY,
-    });
-    await frames({
-      type: 'ready',
-      sessionId: SESSION,
-      serverTime: Date.now(),
-      messages: [],
-      resumed: false,
-      anonymousKey: 'new.key',
-    });
+    await frames(readyFrame({ resumed: false, anonymousKey: KEY }));
+    await frames(readyFrame({ resumed: false, anonymousKey: 'new.key' }));
     expect(localStorage.getItem(STORED)).to.equal('new.key');
     el.newSession();
     await until(() => sockets[0]!.sent.length === 2);

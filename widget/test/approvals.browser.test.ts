@@ -1,6 +1,16 @@
 /** Tool calls waiting for the user's approval (PROTOCOL.md, `tool_approval_request`, `tool_decision`). */
 import { expect } from '@open-wc/testing';
-import { SESSION, announced, fakeClock, mount, text, toolStart, until, userMessage } from './harness.js';
+import {
+  SESSION,
+  announced,
+  fakeClock,
+  mount,
+  text,
+  toolStart,
+  until,
+  userMessage,
+  readyFrame,
+} from './harness.js';
 
 const MINUTE = 60_000;
 
@@ -233,20 +243,17 @@ describe('approval cards', () => {
     el.addEventListener('aalis-tool-approval', (e) => seen.push(e.detail.callId));
     await frames(userMessage(), request(), text('more'), request({ callId: 'w2', index: 1 }));
     // The connection drops and comes back: ready, then the same waiting calls again.
-    await frames(
-      { type: 'ready', sessionId: SESSION, serverTime: Date.now(), messages: [], resumed: true },
-      {
-        type: 'stream_resume',
-        sessionId: SESSION,
-        serverTime: Date.now(),
-        parts: [],
-        toolCallsProgress: [],
-        approvals: [
-          { callId: 'w1', index: 0, name: 'get_weather', policy: 'always', expiresAt: Date.now() + MINUTE },
-          { callId: 'w2', index: 1, name: 'get_weather', policy: 'always', expiresAt: Date.now() + MINUTE },
-        ],
-      },
-    );
+    await frames(readyFrame(), {
+      type: 'stream_resume',
+      sessionId: SESSION,
+      serverTime: Date.now(),
+      parts: [],
+      toolCallsProgress: [],
+      approvals: [
+        { callId: 'w1', index: 0, name: 'get_weather', policy: 'always', expiresAt: Date.now() + MINUTE },
+        { callId: 'w2', index: 1, name: 'get_weather', policy: 'always', expiresAt: Date.now() + MINUTE },
+      ],
+    });
     expect(seen).to.deep.equal(['w1', 'w2']);
   });
 

@@ -1,6 +1,6 @@
 import { expect } from '@open-wc/testing';
 import { Limits } from '@aalis/protocol/client';
-import { SESSION, mount, text, until, userMessage } from './harness.js';
+import { SESSION, mount, readyFrame, text, until, userMessage, type Mounted } from './harness.js';
 
 const textarea = (shadow: ShadowRoot) => shadow.querySelector('textarea')!;
 const type = async (shadow: ShadowRoot, value: string) => {
@@ -123,9 +123,20 @@ describe('the composer', () => {
   });
 });
 
+/** The reconnect after a drop: a second socket, hello with the session, ready, connected. */
+async function resumesOnASecondSocket({ sockets, el }: Mounted, states: string[]) {
+  await until(() => sockets.length === 2, 2_000);
+  await until(() => sockets[1]!.sent.length === 1);
+  expect(sockets[1]!.sent[0]).to.deep.equal({ type: 'hello', protocol: 1, sessionId: SESSION });
+  sockets[1]!.receive(readyFrame());
+  await el.updateComplete;
+  expect(states).to.deep.equal(['reconnecting', 'reconnecting', 'connected']);
+}
+
 describe('the connection', () => {
   it('says hello with the remembered session, and reconnects after a drop with backoff', async () => {
-    const { sockets, socket, el, shadow } = await mount();
+    const mounted = await mount();
+    const { sockets, socket, el, shadow } = mounted;
     expect(sockets[0]!.url).to.equal('wss://chat.example.com/ws');
     expect(sockets[0]!.sent[0]).to.deep.equal({ type: 'hello', protocol: 1 });
     const states: string[] = [];
@@ -134,23 +145,13 @@ describe('the connection', () => {
     await el.updateComplete;
     expect(shadow.querySelector('.status')!.getAttribute('data-state')).to.equal('reconnecting');
     expect(shadow.querySelector('.status')!.textContent).to.match(/Reconnecting in \d+s/);
-    await until(() => sockets.length === 2, 2_000);
-    await until(() => sockets[1]!.sent.length === 1);
-    expect(sockets[1]!.sent[0]).to.deep.equal({ type: 'hello', protocol: 1, sessionId: SESSION });
-    sockets[1]!.receive({
-      type: 'ready',
-      sessionId: SESSION,
-      serverTime: Date.now(),
-      messages: [],
-      resumed: true,
-    });
-    await el.updateComplete;
-    expect(states).to.deep.equal(['reconnecting', 'reconnecting', 'connected']);
+    await resumesOnASecondSocket(mounted, states);
     expect(shadow.querySelector('.status')!.hasAttribute('hidden')).to.equal(true);
   });
 
   it('1013 (try again later) is not final: after a pause it reconnects and resumes the session', async () => {
-    const { sockets, socket, el, shadow, frames } = await mount();
+    const mounted = await mount();
+    const { sockets, socket, el, shadow, frames } = mounted;
     const states: string[] = [];
     el.addEventListener('aalis-connection-change', (e) => states.push(e.detail.state));
     // What a server whose storage failed does with a hello: says so, then closes with 1013.
@@ -173,18 +174,7 @@ describe('the connection', () => {
     // on purpose: a retry that does not happen can only be seen by waiting.
     await new Promise((r) => setTimeout(r, 300));
     expect(sockets).to.have.length(1);
-    await until(() => sockets.length === 2, 2_000);
-    await until(() => sockets[1]!.sent.length === 1);
-    expect(sockets[1]!.sent[0]).to.deep.equal({ type: 'hello', protocol: 1, sessionId: SESSION });
-    sockets[1]!.receive({
-      type: 'ready',
-      sessionId: SESSION,
-      serverTime: Date.now(),
-      messages: [],
-      resumed: true,
-    });
-    await el.updateComplete;
-    expect(states).to.deep.equal(['reconnecting', 'reconnecting', 'connected']);
+    await resumesOnASecondSocket(mounted, states);
     expect(status.hasAttribute('hidden')).to.equal(true);
     expect(shadow.querySelector('.notice')!.textContent).to.equal('');
   });

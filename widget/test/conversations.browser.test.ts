@@ -4,7 +4,7 @@
  */
 import { expect } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
-import { SESSION, mount } from './harness.js';
+import { SESSION, mount, readyFrame } from './harness.js';
 
 const sessions = (list: Array<[string, string, number]>) => ({
   type: 'sessions',
@@ -19,15 +19,7 @@ async function visitorMount(options: { locale?: string; theme?: string } = {}) {
   const mounted = await mount(options);
   // An anonymous visitor's key, as a ready once gave it: this browser is a visitor the
   // server knows, and says so.
-  await mounted.frames({
-    type: 'ready',
-    sessionId: SESSION,
-    serverTime: Date.now(),
-    messages: [],
-    resumed: true,
-    anonymousKey: 'anon-key-1',
-    conversations: true,
-  });
+  await mounted.frames(readyFrame({ anonymousKey: 'anon-key-1', conversations: true }));
   return mounted;
 }
 
@@ -36,7 +28,7 @@ describe('the conversation list', () => {
     const { el, shadow, frames } = await mount();
     expect(shadow.querySelector('.conversations-button')).to.equal(null);
     el.token = 'the-sites-shared-token';
-    await frames({ type: 'ready', sessionId: SESSION, serverTime: Date.now(), messages: [], resumed: true });
+    await frames(readyFrame());
     expect(shadow.querySelector('.conversations-button')).to.equal(null);
   });
 

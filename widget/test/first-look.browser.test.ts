@@ -14,6 +14,7 @@ import {
   mount,
   progress,
   text,
+  toolPhase,
   toolStart,
   userMessage,
 } from './harness.js';
@@ -22,16 +23,8 @@ const lineHeight = (element: Element) => parseFloat(getComputedStyle(element).li
 const done = (fields: object = {}) => ({ type: 'stream', sessionId: SESSION, done: true, ...fields });
 const writing = (callId: string, name: string, writingMs?: number) =>
   toolStart(callId, name, { path: 'notes.md' }, writingMs === undefined ? {} : { writingMs });
-const toolEnd = (callId: string, name: string, durationMs: number) => ({
-  type: 'tool_execute',
-  sessionId: SESSION,
-  phase: 'end',
-  callId,
-  index: 0,
-  name,
-  result: 'ok',
-  durationMs,
-});
+const toolEnd = (callId: string, name: string, durationMs: number) =>
+  toolPhase('end', callId, name, { result: 'ok', durationMs });
 
 afterEach(async () => {
   await setViewport({ width: 800, height: 600 });

@@ -39,6 +39,17 @@ export class FakeSocket implements SocketLike {
   }
 }
 
+/** A socket factory for the element that keeps every socket it made, oldest first. */
+export function socketCollector(): { sockets: FakeSocket[]; factory: (url: string) => FakeSocket } {
+  const sockets: FakeSocket[] = [];
+  const factory = (url: string) => {
+    const socket = new FakeSocket(url);
+    sockets.push(socket);
+    return socket;
+  };
+  return { sockets, factory };
+}
+
 export interface Mounted {
   el: AalisChat;
   sockets: FakeSocket[];
@@ -67,12 +78,7 @@ export async function mount(
   // marked is its own file, loaded when the first element connects: here before, so that
   // every test sees markdown rendered (lexer.ts).
   await loadLexer();
-  const sockets: FakeSocket[] = [];
-  const factory = (url: string) => {
-    const socket = new FakeSocket(url);
-    sockets.push(socket);
-    return socket;
-  };
+  const { sockets, factory } = socketCollector();
   const el = await fixture<AalisChat>(
     html`<aalis-chat
       server="https://chat.example.com"
@@ -150,6 +156,16 @@ export const toolStart = (callId: string, name: string, args: unknown = {}, fiel
   index: 0,
   name,
   arguments: args,
+  ...fields,
+});
+/** A tool's `tool_execute` of another phase (`progress` or `end`), with that phase's fields. */
+export const toolPhase = (phase: 'progress' | 'end', callId: string, name: string, fields: object = {}) => ({
+  type: 'tool_execute',
+  sessionId: SESSION,
+  phase,
+  callId,
+  index: 0,
+  name,
   ...fields,
 });
 export const text = (contentDelta: string) => ({ type: 'stream', sessionId: SESSION, contentDelta });

@@ -7,17 +7,12 @@
 import { expect, fixture, html } from '@open-wc/testing';
 import type { AalisChat } from '../src/aalis-chat.js';
 import type { AalisErrorEvent } from '../src/shared/events.js';
-import { FakeSocket, SESSION, until } from './harness.js';
+import { SESSION, readyFrame, socketCollector, until } from './harness.js';
 
 /** Mounts a chat; `errors` collects its aalis-error codes from before it connects. */
 async function mountWith(tokenProvider: AalisChat['tokenProvider'], token = '', errors: string[] = []) {
   localStorage.clear();
-  const sockets: FakeSocket[] = [];
-  const factory = (url: string) => {
-    const socket = new FakeSocket(url);
-    sockets.push(socket);
-    return socket;
-  };
+  const { sockets, factory } = socketCollector();
   const el = await fixture<AalisChat>(
     html`<aalis-chat
       server="https://chat.example.com"
@@ -31,7 +26,7 @@ async function mountWith(tokenProvider: AalisChat['tokenProvider'], token = '', 
   return { el, sockets };
 }
 
-const ready = { type: 'ready', sessionId: SESSION, serverTime: Date.now(), messages: [], resumed: false };
+const ready = readyFrame({ resumed: false });
 
 describe('tokenProvider', () => {
   it('is called before each connect; hello carries its token, a new one after a reconnect', async () => {

@@ -1,5 +1,5 @@
 import { expect } from '@open-wc/testing';
-import { SESSION, cards, mount, progress, text, until, userMessage } from './harness.js';
+import { SESSION, cards, mount, progress, text, toolStart, until, userMessage } from './harness.js';
 
 describe('pending tool-call cards', () => {
   it('appear with the name on the first fragment, in the typing bubble before any text', async () => {
@@ -50,18 +50,7 @@ describe('pending tool-call cards', () => {
   const clearing: Array<[string, Record<string, unknown>]> = [
     ['a content delta', text('Done.')],
     ['a stream with done', { type: 'stream', sessionId: SESSION, done: true }],
-    [
-      'tool_execute start',
-      {
-        type: 'tool_execute',
-        sessionId: SESSION,
-        phase: 'start',
-        callId: 'c1',
-        index: 0,
-        name: 'a',
-        arguments: {},
-      },
-    ],
+    ['tool_execute start', toolStart('c1', 'a', {})],
     [
       'an error for the session',
       { type: 'error', sessionId: SESSION, code: 'upstream', message: 'model failed' },
@@ -89,15 +78,7 @@ describe('pending tool-call cards', () => {
     expect(bubble.lastElementChild!.matches('aalis-tool-progress')).to.equal(true);
     await frames(
       { type: 'stream', sessionId: SESSION, done: true },
-      {
-        type: 'tool_execute',
-        sessionId: SESSION,
-        phase: 'start',
-        callId: 'A',
-        index: 0,
-        name: 'get_weather',
-        arguments: { location: 'Paris' },
-      },
+      toolStart('A', 'get_weather', { location: 'Paris' }),
       {
         type: 'tool_execute',
         sessionId: SESSION,
@@ -229,15 +210,7 @@ describe('pending tool-call cards', () => {
 
     it('a final message without arguments shows those its tool_execute start carried', async () => {
       const { frames, shadow } = await mount();
-      await frames(userMessage(), {
-        type: 'tool_execute',
-        sessionId: SESSION,
-        phase: 'start',
-        callId: 'c1',
-        index: 0,
-        name: 'get_time',
-        arguments: { zone: 'Europe/Paris' },
-      });
+      await frames(userMessage(), toolStart('c1', 'get_time', { zone: 'Europe/Paris' }));
       await frames({
         type: 'message',
         sessionId: SESSION,

@@ -9,6 +9,7 @@ import {
   retrying,
   statusLine,
   text,
+  toolStart,
   userMessage,
   waiting,
 } from './harness.js';
@@ -72,15 +73,7 @@ describe('the turn status line', () => {
       await frames(retrying(3, 4_000));
       expect(announced(shadow)).to.equal('The model service is busy: trying again in 4 s (attempt 3)');
 
-      await frames({
-        type: 'tool_execute',
-        sessionId: SESSION,
-        phase: 'start',
-        callId: 'c1',
-        index: 0,
-        name: 'get_time',
-        arguments: {},
-      });
+      await frames(toolStart('c1', 'get_time', {}));
       expect(shadow.querySelector('aalis-turn-status')).to.equal(null);
       expect(bubble.querySelector('[data-call-id="c1"]')).to.exist;
     } finally {

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { freePort, stopOnExit, stopProcess } from './processes.js';
+import { onFreePort, stopOnExit, stopProcess } from './processes.js';
 
 export interface NginxOptions {
   /** The instances' ports on 127.0.0.1, in round-robin order. */
@@ -31,22 +31,13 @@ export async function startNginx({ upstreams }: NginxOptions): Promise<NginxServ
   if (upstreams.length === 0) throw new Error('startNginx needs at least one upstream port');
   const binary = findNginx();
   const dir = mkdtempSync(join(tmpdir(), 'aalis-nginx-'));
-  let port = 0;
-  let child: ChildProcess | undefined;
-  // A free port can be taken between being found and bound: try another one then.
-  for (let attempt = 1; !child; attempt++) {
-    port = await freePort();
+  const { port, started: running } = await onFreePort((port) => {
     writeFileSync(join(dir, 'nginx.conf'), configuration(dir, port, upstreams));
-    try {
-      child = await launch(binary, dir, port);
-    } catch (error) {
-      if (attempt === 3) {
-        rmSync(dir, { recursive: true, force: true });
-        throw error;
-      }
-    }
-  }
-  const running = child;
+    return launch(binary, dir, port);
+  }).catch((error: unknown) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  });
   return {
     port,
     url: `http://127.0.0.1:${port}`,

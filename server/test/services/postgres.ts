@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { freePort } from './processes.js';
+import { onFreePort } from './processes.js';
 
 const run = promisify(execFile);
 
@@ -122,15 +122,10 @@ function runAsServerUser(command: string, args: string[]): Promise<unknown> {
   return run(...asServerUser(command, args));
 }
 
-/**
- * Starts the server on a port that was free a moment ago. Another process may take it in
- * between (test files start servers in parallel): then the start fails, and it tries
- * again on another port.
- */
+/** Starts the server on a free port (onFreePort tries another one when it was taken). */
 async function startOnFreePort(bin: string, dir: string): Promise<number> {
   const log = join(dir, 'server.log');
-  for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
+  const start = async (port: number) => {
     const settings = [
       `-p ${port}`,
       `-k '${dir}'`,
@@ -140,15 +135,13 @@ async function startOnFreePort(bin: string, dir: string): Promise<number> {
       '-c full_page_writes=off',
       '-c shared_buffers=16MB',
     ].join(' ');
-    try {
-      const server = ['-D', join(dir, 'data'), '-l', log, '-o', settings];
-      await runAsServerUser(join(bin, 'pg_ctl'), [...server, '-w', '-t', '30', 'start']);
-      return port;
-    } catch (error) {
-      if (attempt === 3) {
-        const tail = existsSync(log) ? execFileSync('tail', ['-n', '5', log], { encoding: 'utf8' }) : '';
-        throw new Error(`PostgreSQL did not start: ${(error as Error).message}\n${tail}`, { cause: error });
-      }
-    }
+    const server = ['-D', join(dir, 'data'), '-l', log, '-o', settings];
+    await runAsServerUser(join(bin, 'pg_ctl'), [...server, '-w', '-t', '30', 'start']);
+  };
+  try {
+    return (await onFreePort(start)).port;
+  } catch (error) {
+    const tail = existsSync(log) ? execFileSync('tail', ['-n', '5', log], { encoding: 'utf8' }) : '';
+    throw new Error(`PostgreSQL did not start: ${(error as Error).message}\n${tail}`, { cause: error });
   }
 }

@@ -18,6 +18,24 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * Starts something on a port that was free a moment ago. Another process may take it in
+ * between (test files start services in parallel): then `start` throws, and it is tried
+ * again on another port, three times in all.
+ */
+export async function onFreePort<T>(
+  start: (port: number) => Promise<T>,
+): Promise<{ port: number; started: T }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      return { port, started: await start(port) };
+    } catch (error) {
+      if (attempt === 3) throw error;
+    }
+  }
+}
+
 /** Sends `signal` and waits for the exit; a process that ignores it for 5 s is killed. */
 export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { freePort, stopOnExit, stopProcess } from './processes.js';
+import { onFreePort, stopOnExit, stopProcess } from './processes.js';
 
 export interface RedisService {
   /** `redis://127.0.0.1:<port>`, for `new Redis(url)`. */
@@ -29,21 +29,11 @@ const STARTUP_TIMEOUT_MS = 10_000;
 export async function startRedis(): Promise<RedisService> {
   const binary = findRedisServer();
   const dir = mkdtempSync(join(tmpdir(), 'aalis-redis-'));
-  let port = 0;
-  let child: ChildProcess | undefined;
-  // A free port can be taken between being found and bound: try another one then.
-  for (let attempt = 1; !child; attempt++) {
-    port = await freePort();
-    try {
-      child = await launch(binary, dir, port);
-    } catch (error) {
-      if (attempt === 3) {
-        rmSync(dir, { recursive: true, force: true });
-        throw error;
-      }
-    }
-  }
-  let running: ChildProcess | undefined = child;
+  const { port, started } = await onFreePort((port) => launch(binary, dir, port)).catch((error: unknown) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  });
+  let running: ChildProcess | undefined = started;
 
   const halt = async (signal: NodeJS.Signals) => {
     const server = running;
