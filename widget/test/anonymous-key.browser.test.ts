@@ -4,7 +4,7 @@
  * `newSession()` (the same browser is the same visitor) and after a reload.
  */
 import { expect } from '@open-wc/testing';
-import { SESSION, mount, until, readyFrame } from './harness.js';
+import { SESSION, mount, readyFrame, until } from './harness.js';
 
 const KEY = 'AAAAAAAAAAAAAAAAAAAAAA.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2ZXI';
 const STORED = 'aalis-chat-session:visitor';

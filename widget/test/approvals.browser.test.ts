@@ -5,11 +5,12 @@ import {
   announced,
   fakeClock,
   mount,
+  readyFrame,
   text,
+  toolExecute,
   toolStart,
   until,
   userMessage,
-  readyFrame,
 } from './harness.js';
 
 const MINUTE = 60_000;
@@ -30,17 +31,12 @@ const request = (
 });
 const started = (callId = 'w1', name = 'get_weather') =>
   toolStart(callId, name, { location: 'Paris', unit: 'celsius' });
-const declinedEnd = (callId = 'w1', declined = 'user') => ({
-  type: 'tool_execute',
-  sessionId: SESSION,
-  phase: 'end',
-  callId,
-  index: 0,
-  name: 'get_weather',
-  isError: true,
-  declined,
-  result: 'The user declined this tool call.',
-});
+const declinedEnd = (callId = 'w1', declined = 'user') =>
+  toolExecute('end', callId, 'get_weather', {
+    isError: true,
+    declined,
+    result: 'The user declined this tool call.',
+  });
 
 const card = (root: ShadowRoot, callId = 'w1') =>
   root.querySelector<HTMLElement>(`.approval-card[data-call-id="${callId}"]`);
@@ -351,17 +347,7 @@ describe('approval cards', () => {
         text('Checking.'),
         declinedEnd('d0', 'expired'),
         started('r1', 'index_docs'),
-        {
-          type: 'tool_execute',
-          sessionId: SESSION,
-          phase: 'progress',
-          callId: 'r1',
-          index: 0,
-          name: 'index_docs',
-          progress: 2,
-          total: 5,
-          message: 'Reading',
-        },
+        toolExecute('progress', 'r1', 'index_docs', { progress: 2, total: 5, message: 'Reading' }),
         request({ policy: 'session' }),
         request({ callId: 'w2', index: 1, arguments: 'x'.repeat(400) }),
       );

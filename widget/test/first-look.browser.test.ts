@@ -10,21 +10,21 @@ import {
   SESSION,
   announced,
   cards,
+  done,
   fakeClock,
   mount,
   progress,
   text,
-  toolPhase,
+  toolExecute,
   toolStart,
   userMessage,
 } from './harness.js';
 
 const lineHeight = (element: Element) => parseFloat(getComputedStyle(element).lineHeight);
-const done = (fields: object = {}) => ({ type: 'stream', sessionId: SESSION, done: true, ...fields });
 const writing = (callId: string, name: string, writingMs?: number) =>
   toolStart(callId, name, { path: 'notes.md' }, writingMs === undefined ? {} : { writingMs });
 const toolEnd = (callId: string, name: string, durationMs: number) =>
-  toolPhase('end', callId, name, { result: 'ok', durationMs });
+  toolExecute('end', callId, name, { result: 'ok', durationMs });
 
 afterEach(async () => {
   await setViewport({ width: 800, height: 600 });

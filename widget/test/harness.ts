@@ -147,27 +147,18 @@ export const progress = (index: number, name: string, charsAccumulated: number) 
   sessionId: SESSION,
   toolCallProgress: { index, name, charsAccumulated },
 });
+/** A `tool_execute` of the test session, call index 0 unless `fields` say otherwise. */
+export const toolExecute = (
+  phase: 'start' | 'progress' | 'end',
+  callId: string,
+  name: string,
+  fields: object = {},
+) => ({ type: 'tool_execute', sessionId: SESSION, phase, callId, index: 0, name, ...fields });
 /** A tool starts running (`tool_execute` start), with its arguments and any other fields. */
-export const toolStart = (callId: string, name: string, args: unknown = {}, fields: object = {}) => ({
-  type: 'tool_execute',
-  sessionId: SESSION,
-  phase: 'start',
-  callId,
-  index: 0,
-  name,
-  arguments: args,
-  ...fields,
-});
-/** A tool's `tool_execute` of another phase (`progress` or `end`), with that phase's fields. */
-export const toolPhase = (phase: 'progress' | 'end', callId: string, name: string, fields: object = {}) => ({
-  type: 'tool_execute',
-  sessionId: SESSION,
-  phase,
-  callId,
-  index: 0,
-  name,
-  ...fields,
-});
+export const toolStart = (callId: string, name: string, args: unknown = {}, fields: object = {}) =>
+  toolExecute('start', callId, name, { arguments: args, ...fields });
+/** The end of the model's round (`stream` with done). */
+export const done = (fields: object = {}) => ({ type: 'stream', sessionId: SESSION, done: true, ...fields });
 export const text = (contentDelta: string) => ({ type: 'stream', sessionId: SESSION, contentDelta });
 
 /** The pending cards, in the order shown, as the text a user reads. */

@@ -1,6 +1,16 @@
 import { expect } from '@open-wc/testing';
 import { registerLocale } from '../src/index.js';
-import { SESSION, cards, mount, progress, text, userMessage } from './harness.js';
+import {
+  SESSION,
+  cards,
+  done,
+  mount,
+  progress,
+  text,
+  toolExecute,
+  toolStart,
+  userMessage,
+} from './harness.js';
 
 const XSS = [
   '<script>window.__pwned = 1</script>',
@@ -54,27 +64,9 @@ describe('what the transcript shows', () => {
       userMessage(hostile),
       text(XSS),
       progress(0, hostile, 3),
-      { type: 'stream', sessionId: SESSION, done: true },
-      {
-        type: 'tool_execute',
-        sessionId: SESSION,
-        phase: 'start',
-        callId: 'x',
-        index: 0,
-        name: hostile,
-        arguments: { html: hostile },
-      },
-      {
-        type: 'tool_execute',
-        sessionId: SESSION,
-        phase: 'end',
-        callId: 'x',
-        index: 0,
-        name: hostile,
-        arguments: {},
-        result: hostile,
-        isError: true,
-      },
+      done(),
+      toolStart('x', hostile, { html: hostile }),
+      toolExecute('end', 'x', hostile, { arguments: {}, result: hostile, isError: true }),
     );
     // Real time on purpose: a handler that must never run can only be seen not running.
     await new Promise((r) => setTimeout(r, 100));
@@ -133,15 +125,7 @@ describe('what the transcript shows', () => {
     expect((await cards(shadow))[0]).to.match(/^write_file 142 字符 · \d\.\ds$/);
     expect(shadow.querySelector('[role="log"]')!.getAttribute('aria-label')).to.equal('对话');
     expect(shadow.querySelector('.stop')!.textContent).to.contain('停止');
-    await frames({
-      type: 'tool_execute',
-      sessionId: SESSION,
-      phase: 'start',
-      callId: 'c',
-      index: 0,
-      name: 'write_file',
-      arguments: {},
-    });
+    await frames(toolStart('c', 'write_file', {}));
     expect(shadow.querySelector('[aria-live="polite"]')!.textContent).to.equal('正在运行工具 write_file');
   });
 
@@ -173,15 +157,12 @@ describe('what the transcript shows', () => {
 
   it('passes an axe accessibility check, mid-turn with cards and blocks', async () => {
     const { frames, el } = await mount();
-    await frames(userMessage('Weather?'), text('Checking.'), progress(0, 'get_weather', 10), {
-      type: 'tool_execute',
-      sessionId: SESSION,
-      phase: 'start',
-      callId: 'q',
-      index: 1,
-      name: 'get_time',
-      arguments: {},
-    });
+    await frames(
+      userMessage('Weather?'),
+      text('Checking.'),
+      progress(0, 'get_weather', 10),
+      toolStart('q', 'get_time', {}, { index: 1 }),
+    );
     await expect(el).to.be.accessible();
   });
 });

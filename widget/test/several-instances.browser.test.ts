@@ -5,7 +5,7 @@
  * (`unavailable`) is given back.
  */
 import { expect } from '@open-wc/testing';
-import { SESSION, mount, userMessage } from './harness.js';
+import { SESSION, mount, toolStart, userMessage } from './harness.js';
 
 const args = { to: 'ada@example.com', subject: 'Invoice' };
 const unknownCall = {
@@ -26,15 +26,7 @@ const interrupted = (parts: unknown[]) => ({
   status: 'error',
   error: { code: 'interrupted', message: 'the server running this answer stopped before it was finished' },
 });
-const started = {
-  type: 'tool_execute',
-  sessionId: SESSION,
-  phase: 'start',
-  callId: 'm1',
-  index: 0,
-  name: 'send_mail',
-  arguments: args,
-};
+const started = toolStart('m1', 'send_mail', args);
 
 const block = (root: ShadowRoot) =>
   root.querySelector<HTMLDetailsElement>('.tool-call-block[data-call-id="m1"]')!;

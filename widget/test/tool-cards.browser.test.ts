@@ -1,5 +1,16 @@
 import { expect } from '@open-wc/testing';
-import { SESSION, cards, mount, progress, text, toolStart, until, userMessage } from './harness.js';
+import {
+  SESSION,
+  cards,
+  done,
+  mount,
+  progress,
+  text,
+  toolExecute,
+  toolStart,
+  until,
+  userMessage,
+} from './harness.js';
 
 describe('pending tool-call cards', () => {
   it('appear with the name on the first fragment, in the typing bubble before any text', async () => {
@@ -49,7 +60,7 @@ describe('pending tool-call cards', () => {
 
   const clearing: Array<[string, Record<string, unknown>]> = [
     ['a content delta', text('Done.')],
-    ['a stream with done', { type: 'stream', sessionId: SESSION, done: true }],
+    ['a stream with done', done()],
     ['tool_execute start', toolStart('c1', 'a', {})],
     [
       'an error for the session',
@@ -77,32 +88,21 @@ describe('pending tool-call cards', () => {
     const bubble = shadow.querySelector('.bubble.assistant.streaming')!;
     expect(bubble.lastElementChild!.matches('aalis-tool-progress')).to.equal(true);
     await frames(
-      { type: 'stream', sessionId: SESSION, done: true },
+      done(),
       toolStart('A', 'get_weather', { location: 'Paris' }),
-      {
-        type: 'tool_execute',
-        sessionId: SESSION,
-        phase: 'start',
-        callId: 'B',
-        index: 1,
-        name: 'get_weather',
-        arguments: { location: 'Tokyo' },
-      },
+      toolStart('B', 'get_weather', { location: 'Tokyo' }, { index: 1 }),
     );
     const blocks = [...bubble.querySelectorAll('.tool-call-block')];
     expect(blocks.map((b) => b.getAttribute('data-call-id'))).to.deep.equal(['A', 'B']);
     expect(bubble.querySelector('.tool-call-block-pending')).to.equal(null);
-    await frames({
-      type: 'tool_execute',
-      sessionId: SESSION,
-      phase: 'end',
-      callId: 'B',
-      index: 1,
-      name: 'get_weather',
-      arguments: {},
-      result: { temp: 21 },
-      durationMs: 40,
-    });
+    await frames(
+      toolExecute('end', 'B', 'get_weather', {
+        index: 1,
+        arguments: {},
+        result: { temp: 21 },
+        durationMs: 40,
+      }),
+    );
     const b = bubble.querySelector('[data-call-id="B"]')!;
     expect(b.getAttribute('data-status')).to.equal('done');
     expect(b.textContent).to.contain('"temp": 21');
@@ -193,16 +193,10 @@ describe('pending tool-call cards', () => {
 
     it('live, when a client joined after the start: only the end frame, without arguments', async () => {
       const { frames, shadow } = await mount();
-      await frames(userMessage(), {
-        type: 'tool_execute',
-        sessionId: SESSION,
-        phase: 'end',
-        callId: 'c1',
-        index: 0,
-        name: 'get_time',
-        result: { time: '12:00' },
-        durationMs: 400,
-      });
+      await frames(
+        userMessage(),
+        toolExecute('end', 'c1', 'get_time', { result: { time: '12:00' }, durationMs: 400 }),
+      );
       const bubble = shadow.querySelector('.bubble.assistant.streaming')!;
       expect(blockText(bubble)).to.contain('get_time done · 0.4s');
       expect(bubble.textContent).not.to.contain('undefined');

@@ -1,21 +1,13 @@
 import { expect } from '@open-wc/testing';
-import { SESSION, mount, userMessage } from './harness.js';
+import { mount, toolExecute, userMessage } from './harness.js';
 
 /** A real 1x1 PNG (valid chunks and CRCs), as base64. */
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 const SVG = btoa('<svg xmlns="http://www.w3.org/2000/svg" onload="window.__pwned=1"></svg>');
 
-const end = (result: unknown) => ({
-  type: 'tool_execute',
-  sessionId: SESSION,
-  phase: 'end',
-  callId: 'c1',
-  index: 0,
-  name: 'get_weather',
-  arguments: { city: 'Paris' },
-  result,
-});
+const end = (result: unknown) =>
+  toolExecute('end', 'c1', 'get_weather', { arguments: { city: 'Paris' }, result });
 
 describe('images in tool results', () => {
   it('shows a PNG as an <img> that decodes, notes for svg and non-base64, the text as text', async () => {

@@ -1,12 +1,12 @@
 /** A running tool's own progress in its block, and a declined call's words (PROTOCOL.md, `tool_execute`). */
 import { expect } from '@open-wc/testing';
-import { mount, text, toolPhase, toolStart, userMessage } from './harness.js';
+import { mount, text, toolExecute, toolStart, userMessage } from './harness.js';
 
 const start = (callId = 'c1', name = 'index_docs') => toolStart(callId, name, { path: '/docs' });
 const report = (fields: { progress: number; total?: number; message?: string }, callId = 'c1') =>
-  toolPhase('progress', callId, 'index_docs', fields);
+  toolExecute('progress', callId, 'index_docs', fields);
 const end = (fields: Record<string, unknown> = {}, callId = 'c1', name = 'index_docs') =>
-  toolPhase('end', callId, name, { durationMs: 1200, ...fields });
+  toolExecute('end', callId, name, { durationMs: 1200, ...fields });
 const block = (root: ShadowRoot, callId = 'c1') =>
   root.querySelector<HTMLDetailsElement>(`.tool-call-block[data-call-id="${callId}"]`)!;
 const line = (root: ShadowRoot) => block(root).querySelector('[part="tool-progress"]');
