@@ -20,6 +20,11 @@ export default defineConfig({
       ...(process.env.AALIS_ENGINES_TEST ? [] : ['demo/test/engines-*.test.ts']),
     ],
     environment: 'node',
+    // Many tests start processes (the built aalis-server, MCP servers, Redis, PostgreSQL):
+    // a start that takes a second alone has taken over 5 s (vitest's default) while
+    // `npm test` runs its packages and browser steps beside. A test that needs more says so.
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
     // Most files spend their time waiting (on streams they pace, on the processes and
     // servers they start), not computing: two at a time on a two-core machine, where
     // vitest's default (one fewer than the cores) runs them one by one.

@@ -3,7 +3,6 @@
  * answers to (DNS rebinding), the security headers, OPTIONS and CORS preflights, what
  * /healthz tells whom, and what a refusal costs the log.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import type WebSocket from 'ws';
 import { createAalisServer, type AalisServer } from '../src/app.js';
 import { ConfigError, loadConfig } from '../src/config/server-config.js';
+import { startCli } from './cli-harness.js';
 import {
   externalAddress,
   http10WithoutHost,
@@ -225,30 +225,19 @@ describe('AALIS_PUBLIC_HOSTS and AALIS_METRICS_TOKEN in the configuration', () =
   });
 
   test('aalis-server says which hosts it answers to when it starts (the built command)', async () => {
-    const bin = new URL('../bin/aalis-server.js', import.meta.url).pathname;
-    const child = spawn(process.execPath, [bin], {
-      env: {
-        ...process.env,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        AALIS_PUBLIC_HOSTS: 'chat.example.com',
-        AALIS_DATA_DIR: ':memory:',
-        LOG_LEVEL: 'silent',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const cli = await startCli({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      AALIS_PUBLIC_HOSTS: 'chat.example.com',
+      AALIS_DATA_DIR: ':memory:',
+      LOG_LEVEL: 'silent',
     });
     try {
-      const line = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          if (out.includes('\n')) resolve(out.split('\n')[0]!);
-        });
-        child.once('exit', (code) => reject(new Error(`exited ${code}`)));
-      });
-      expect(line).toMatch(/answers to localhost, 127\.0\.0\.1, \[::1\], chat\.example\.com/);
+      expect(cli.output().split('\n')[0]).toMatch(
+        /answers to localhost, 127\.0\.0\.1, \[::1\], chat\.example\.com/,
+      );
     } finally {
-      child.kill('SIGTERM');
+      cli.child.kill('SIGTERM');
     }
   });
 });
