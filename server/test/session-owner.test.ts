@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { DatabaseSync as Database } from 'node:sqlite';
 import type { ServerFrame } from '@aalis/protocol';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { Agent } from '../src/agent/agent.js';

@@ -1,5 +1,5 @@
 /**
- * History in SQLite (better-sqlite3) under a data directory, so a restart keeps every
+ * History in SQLite (node:sqlite) under a data directory, so a restart keeps every
  * chat. The work is synchronous inside (one process owns the file) and each turn
  * boundary is one transaction; the methods return promises only to share the interface
  * with stores that talk over a network (postgres-store.ts).
@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type { ChatMessage, Feedback, ImageRef } from '@aalis/protocol';
 import {
   interruptedTurnMessage,
@@ -20,6 +19,13 @@ import {
   type StoredImage,
   type ToolExecutionStart,
 } from './store.js';
+import {
+  firstColumn,
+  inTransaction,
+  openDatabase,
+  type Database,
+  type SQLInputValue,
+} from './sqlite-database.js';
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS sessions (
@@ -76,16 +82,14 @@ interface RunningMark {
 }
 
 export class SqliteHistoryStore implements HistoryStore {
-  readonly #db: Database.Database;
+  readonly #db: Database;
   readonly #statements;
+  #open = true;
 
   /** Opens (or creates) `aalis.sqlite` in `dataDir`, bringing an older file's tables up to date. */
   constructor(dataDir: string) {
     mkdirSync(dataDir, { recursive: true });
-    this.#db = new Database(join(dataDir, 'aalis.sqlite'));
-    this.#db.pragma('journal_mode = WAL');
-    this.#db.pragma('synchronous = NORMAL');
-    this.#db.pragma('foreign_keys = ON');
+    this.#db = openDatabase(join(dataDir, 'aalis.sqlite'));
     this.#db.exec(SCHEMA);
     // Files from before sessions had owners, and before running marks named their turn.
     addMissingColumn(this.#db, 'sessions', 'owner', 'TEXT');
@@ -96,13 +100,13 @@ export class SqliteHistoryStore implements HistoryStore {
     const db = this.#db;
     this.#statements = {
       createSession: db.prepare('INSERT OR IGNORE INTO sessions (id, created_at, owner) VALUES (?, ?, ?)'),
-      hasSession: db.prepare('SELECT 1 FROM sessions WHERE id = ?').pluck(),
+      hasSession: db.prepare('SELECT 1 FROM sessions WHERE id = ?'),
       ownerOf: db.prepare('SELECT owner FROM sessions WHERE id = ?'),
       insertMessage: db.prepare('INSERT OR REPLACE INTO messages (session_id, id, body) VALUES (?, ?, ?)'),
       // Plain INSERT: a mark left by an answer that could not be stored must be resolved
       // (beginTurn does), never silently replaced.
       markRunning: db.prepare('INSERT INTO running_turns (session_id, turn_id, started_at) VALUES (?, ?, ?)'),
-      runningSince: db.prepare('SELECT started_at FROM running_turns WHERE session_id = ?').pluck(),
+      runningSince: db.prepare('SELECT started_at FROM running_turns WHERE session_id = ?'),
       clearDangling: db.prepare('DELETE FROM running_turns WHERE session_id = ?'),
       // The fencing of endTurn: the mark goes only when it is the turn's own (a mark without
       // a turn id, from an older file, is anybody's), and `changes` says whether it went.
@@ -115,7 +119,7 @@ export class SqliteHistoryStore implements HistoryStore {
       running: db.prepare(
         'SELECT session_id AS sessionId, turn_id AS turnId, started_at AS startedAt FROM running_turns',
       ),
-      grants: db.prepare('SELECT tool FROM tool_grants WHERE session_id = ? ORDER BY tool').pluck(),
+      grants: db.prepare('SELECT tool FROM tool_grants WHERE session_id = ? ORDER BY tool'),
       grant: db.prepare('INSERT OR IGNORE INTO tool_grants (session_id, tool) VALUES (?, ?)'),
       // Most recently active first (the last message's seq); the first message is the first question.
       listSessions: db.prepare(
@@ -127,12 +131,10 @@ export class SqliteHistoryStore implements HistoryStore {
           LIMIT ?`,
       ),
       renameSession: db.prepare('UPDATE sessions SET title = ? WHERE id = ? AND owner = ?'),
-      deletable: db
-        .prepare(
-          `SELECT 1 FROM sessions WHERE id = ? AND owner = ?
+      deletable: db.prepare(
+        `SELECT 1 FROM sessions WHERE id = ? AND owner = ?
               AND NOT EXISTS (SELECT 1 FROM running_turns WHERE session_id = sessions.id)`,
-        )
-        .pluck(),
+      ),
       deleteExecutions: db.prepare('DELETE FROM tool_executions WHERE session_id = ?'),
       deleteGrants: db.prepare('DELETE FROM tool_grants WHERE session_id = ?'),
       deleteMessages: db.prepare('DELETE FROM messages WHERE session_id = ?'),
@@ -146,7 +148,7 @@ export class SqliteHistoryStore implements HistoryStore {
         `SELECT id, session_id AS sessionId, mime_type AS mimeType, width, height, bytes, data,
                 created_at AS createdAt FROM images WHERE id = ?`,
       ),
-      countImages: db.prepare('SELECT count(*) FROM images WHERE session_id = ?').pluck(),
+      countImages: db.prepare('SELECT count(*) FROM images WHERE session_id = ?'),
       imageRefs: db.prepare(
         `SELECT id, mime_type AS mimeType, width, height, bytes FROM images
           WHERE session_id = ? AND id IN (SELECT value FROM json_each(?))`,
@@ -159,7 +161,7 @@ export class SqliteHistoryStore implements HistoryStore {
       ),
       // In the stored body: only an answer of that session (the verdict before is read first).
       feedbackOf: db.prepare(
-        `SELECT json_extract(body, '$.feedback') FROM messages
+        `SELECT json_extract(body, '$.feedback') AS feedback FROM messages
           WHERE session_id = ? AND id = ? AND json_extract(body, '$.role') = 'assistant'`,
       ),
       setFeedback: db.prepare(
@@ -178,18 +180,16 @@ export class SqliteHistoryStore implements HistoryStore {
         `UPDATE tool_executions SET ended_at = ?, outcome = ?
           WHERE session_id = ? AND turn_id = ? AND call_id = ? AND ended_at IS NULL`,
       ),
-      unfinishedTools: db
-        .prepare(
-          `SELECT call_id FROM tool_executions
+      unfinishedTools: db.prepare(
+        `SELECT call_id FROM tool_executions
             WHERE session_id = ? AND turn_id = ? AND ended_at IS NULL
             ORDER BY started_at, call_id`,
-        )
-        .pluck(),
-      latest: db.prepare('SELECT body FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?').pluck(),
-      seqOf: db.prepare('SELECT seq FROM messages WHERE session_id = ? AND id = ?').pluck(),
-      before: db
-        .prepare('SELECT body FROM messages WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?')
-        .pluck(),
+      ),
+      latest: db.prepare('SELECT body FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?'),
+      seqOf: db.prepare('SELECT seq FROM messages WHERE session_id = ? AND id = ?'),
+      before: db.prepare(
+        'SELECT body FROM messages WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+      ),
     };
   }
 
@@ -197,7 +197,7 @@ export class SqliteHistoryStore implements HistoryStore {
    * The open database, for tables of other concerns kept in the same file (the budgets'
    * counters: budgets/sqlite-budget-store.ts). Closed by `close()`.
    */
-  get database(): Database.Database {
+  get database(): Database {
     return this.#db;
   }
 
@@ -216,35 +216,35 @@ export class SqliteHistoryStore implements HistoryStore {
     now: number,
     owner: string | null = null,
   ): Promise<void> {
-    this.#db.transaction(() => {
+    inTransaction(this.#db, () => {
       this.#statements.createSession.run(sessionId, now, owner);
-      const dangling = this.#statements.runningSince.get(sessionId) as number | undefined;
+      const dangling = firstColumn<number>(this.#statements.runningSince.get(sessionId));
       if (dangling !== undefined) {
         this.#statements.clearDangling.run(sessionId);
         this.#insertMessage(sessionId, interruptedTurnMessage(`msg_${randomUUID()}`, dangling, 'unsaved'));
       }
       this.#insertMessage(sessionId, userMessage);
       this.#statements.markRunning.run(sessionId, userMessage.id, now);
-    })();
+    });
   }
 
   async endTurn(sessionId: string, assistantMessage: ChatMessage, turnId?: string): Promise<boolean> {
-    return this.#db.transaction(() => {
+    return inTransaction(this.#db, () => {
       const { changes } = this.#statements.clearRunning.run({ sessionId, turnId: turnId ?? null });
       if (changes === 0) return false;
       this.#insertMessage(sessionId, assistantMessage);
       return true;
-    })();
+    });
   }
 
   async page(sessionId: string, { limit, before }: { limit: number; before?: string }): Promise<HistoryPage> {
     let rows: string[];
     if (before === undefined) {
-      rows = this.#statements.latest.all(sessionId, limit + 1) as string[];
+      rows = this.#statements.latest.all(sessionId, limit + 1).map((row) => row.body as string);
     } else {
-      const seq = this.#statements.seqOf.get(sessionId, before) as number | undefined;
+      const seq = firstColumn<number>(this.#statements.seqOf.get(sessionId, before));
       if (seq === undefined) return { messages: [], hasMore: false };
-      rows = this.#statements.before.all(sessionId, seq, limit + 1) as string[];
+      rows = this.#statements.before.all(sessionId, seq, limit + 1).map((row) => row.body as string);
     }
     const hasMore = rows.length > limit;
     const messages = rows
@@ -255,7 +255,7 @@ export class SqliteHistoryStore implements HistoryStore {
   }
 
   async grantedTools(sessionId: string): Promise<string[]> {
-    return this.#statements.grants.all(sessionId) as string[];
+    return this.#statements.grants.all(sessionId).map((row) => row.tool as string);
   }
 
   async grantTool(sessionId: string, toolName: string): Promise<void> {
@@ -263,7 +263,7 @@ export class SqliteHistoryStore implements HistoryStore {
   }
 
   async listSessions(owner: string, limit: number): Promise<SessionSummary[]> {
-    const rows = this.#statements.listSessions.all(owner, limit) as SessionRow[];
+    const rows = this.#statements.listSessions.all(owner, limit) as unknown as SessionRow[];
     return rows.map(summaryOf);
   }
 
@@ -273,7 +273,7 @@ export class SqliteHistoryStore implements HistoryStore {
 
   async deleteSession(owner: string, sessionId: string): Promise<boolean> {
     const statements = this.#statements;
-    return this.#db.transaction(() => {
+    return inTransaction(this.#db, () => {
       if (!statements.deletable.get(sessionId, owner)) return false;
       for (const table of [
         'deleteExecutions',
@@ -284,41 +284,45 @@ export class SqliteHistoryStore implements HistoryStore {
       ] as const)
         statements[table].run(sessionId);
       return true;
-    })();
+    });
   }
 
   async putImage(image: StoredImage): Promise<void> {
-    this.#statements.putImage.run(image);
+    this.#statements.putImage.run({ ...image } as unknown as Record<string, SQLInputValue>);
   }
 
   async getImage(id: string): Promise<StoredImage | undefined> {
-    return this.#statements.getImage.get(id) as StoredImage | undefined;
+    const row = this.#statements.getImage.get(id) as unknown as StoredImage | undefined;
+    // node:sqlite gives a BLOB as a plain Uint8Array; the rest of the server reads a Buffer.
+    return row && { ...row, data: Buffer.from(row.data.buffer, row.data.byteOffset, row.data.byteLength) };
   }
 
   async imageRefs(sessionId: string, ids: readonly string[]): Promise<ImageRef[]> {
-    return this.#statements.imageRefs.all(sessionId, JSON.stringify(ids)) as ImageRef[];
+    return this.#statements.imageRefs
+      .all(sessionId, JSON.stringify(ids))
+      .map((row) => ({ ...row }) as ImageRef);
   }
 
   async countImages(sessionId: string): Promise<number> {
-    return this.#statements.countImages.get(sessionId) as number;
+    return firstColumn<number>(this.#statements.countImages.get(sessionId)) ?? 0;
   }
 
   async dropOrphanImages(before: number): Promise<number> {
-    return this.#statements.dropOrphanImages.run(before).changes;
+    return Number(this.#statements.dropOrphanImages.run(before).changes);
   }
 
   async setFeedback(sessionId: string, messageId: string, feedback: Feedback): Promise<FeedbackKept | false> {
     const statements = this.#statements;
-    return this.#db.transaction((): FeedbackKept | false => {
-      const row = statements.feedbackOf.raw().get(sessionId, messageId) as [string | null] | undefined;
+    return inTransaction(this.#db, (): FeedbackKept | false => {
+      const row = statements.feedbackOf.get(sessionId, messageId) as { feedback: string | null } | undefined;
       if (!row) return false;
       statements.setFeedback.run(JSON.stringify(feedback), sessionId, messageId);
-      return { before: row[0] === null ? undefined : (JSON.parse(row[0]) as Feedback) };
-    })();
+      return { before: row.feedback === null ? undefined : (JSON.parse(row.feedback) as Feedback) };
+    });
   }
 
   async toolStarting(execution: ToolExecutionStart): Promise<boolean> {
-    return this.#statements.toolStarting.run(execution).changes === 1;
+    return this.#statements.toolStarting.run({ ...execution }).changes === 1;
   }
 
   async toolEnded(
@@ -332,28 +336,29 @@ export class SqliteHistoryStore implements HistoryStore {
   }
 
   async unfinishedTools(sessionId: string, turnId: string): Promise<string[]> {
-    return this.#statements.unfinishedTools.all(sessionId, turnId) as string[];
+    return this.#statements.unfinishedTools.all(sessionId, turnId).map((row) => row.call_id as string);
   }
 
   async recoverInterruptedTurns(stillRunning?: (sessionId: string) => Promise<boolean>): Promise<number> {
-    const marks = this.#statements.running.all() as RunningMark[];
+    const marks = this.#statements.running.all() as unknown as RunningMark[];
     let count = 0;
     for (const { sessionId, turnId, startedAt } of marks) {
       if (stillRunning && (await stillRunning(sessionId))) continue;
       // The wait above let other calls run: only the very mark seen is resolved, so a turn
       // that ended (or a newer one that began) in the meantime is left as it is.
-      const resolved = this.#db.transaction(() => {
+      const resolved = inTransaction(this.#db, () => {
         if (this.#statements.clearMark.run(sessionId, turnId).changes === 0) return false;
         this.#insertMessage(sessionId, interruptedTurnMessage(`msg_${randomUUID()}`, startedAt));
         return true;
-      })();
+      });
       if (resolved) count++;
     }
     return count;
   }
 
   async close(): Promise<void> {
-    if (this.#db.open) this.#db.close();
+    if (this.#open) this.#db.close();
+    this.#open = false;
   }
 
   #insertMessage(sessionId: string, message: ChatMessage): void {
@@ -365,7 +370,7 @@ export class SqliteHistoryStore implements HistoryStore {
  * Brings a table of an older file up to date in place: the column is added, and the rows
  * from before have it NULL (a session without an owner, a mark without a turn id).
  */
-function addMissingColumn(db: Database.Database, table: string, column: string, type: string): void {
-  const columns = db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>;
+function addMissingColumn(db: Database, table: string, column: string, type: string): void {
+  const columns = db.prepare(`PRAGMA table_info(${table})`).all() as unknown as Array<{ name: string }>;
   if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
 }

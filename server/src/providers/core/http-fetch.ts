@@ -130,7 +130,7 @@ function cancellable(body: Readable): Readable {
       next: () => iterator.next(),
       return: async (value?: unknown) => {
         body.destroy();
-        await iterator.return?.(value);
+        await iterator.return?.(value as undefined);
         return { done: true, value };
       },
       [Symbol.asyncIterator]: () => wrapped,
