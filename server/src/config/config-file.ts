@@ -60,6 +60,8 @@ export interface ConfigFileSettings {
   databaseUrl?: string;
   turnLeaseMs?: number;
   logLevel?: string;
+  /** Whether GET / serves a page to chat on (`AALIS_PAGE`). */
+  page?: boolean;
   maxToolArgumentChars?: number;
   systemPrompt?: string | { file: string };
   /** Shown to a visitor while the conversation is empty (the widget's `welcome` attribute overrides it). */

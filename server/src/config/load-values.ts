@@ -124,12 +124,13 @@ export function loadImageConfig(env: Env, file: ImageFileSettings = {}, problems
     const value = problems.catch(() => wholeSetting(env, `images.${key}`, file[key]));
     if (value !== undefined) settings[key] = value;
   }
-  const vision = problems.catch(() => visionOf(env)) ?? file.vision;
+  const vision = problems.catch(() => onOffSetting(env, 'images.vision')) ?? file.vision;
   return { ...settings, ...(vision === undefined ? {} : { vision }) };
 }
 
-function visionOf(env: Env): boolean | undefined {
-  const variable = variableOf('images.vision');
+/** A setting whose variable says `on` or `off`; undefined when the variable is not set. */
+export function onOffSetting(env: Env, key: string): boolean | undefined {
+  const variable = variableOf(key);
   const text = env[variable]?.trim();
   if (!text) return undefined;
   if (text === 'on') return true;

@@ -25,6 +25,7 @@ import {
   parseOrigins,
   parsePublicHosts,
   parseTrustProxy,
+  onOffSetting,
   portFrom,
   serviceUrl,
   wholeSetting,
@@ -66,6 +67,8 @@ export interface ServerConfig {
   /** With Redis: how long a turn's owner that stopped renewing is waited for before another instance ends its turn. */
   turnLeaseMs: number;
   logLevel: string;
+  /** Whether GET / serves a page to chat on (`AALIS_PAGE`, the file's `page`). */
+  page: boolean;
   /** Arguments one tool call may have before it is cut off and never run. */
   maxToolArgumentChars: number;
   /** The configuration file's system prompt (its text, read from its file when it names one). */
@@ -131,6 +134,7 @@ export function loadConfig(env: Env, file?: ConfigFile): ServerConfig {
   const redisUrl = problems.catch(() => serviceUrl(env, 'redisUrl', settings.redisUrl));
   const databaseUrl = problems.catch(() => serviceUrl(env, 'databaseUrl', settings.databaseUrl));
   const images = loadImageConfig(env, settings.images, problems);
+  const page = problems.catch(() => onOffSetting(env, 'page')) ?? settings.page ?? true;
   problems.throwFound();
 
   return {
@@ -151,6 +155,7 @@ export function loadConfig(env: Env, file?: ConfigFile): ServerConfig {
     ...(redisUrl ? { redisUrl } : {}),
     ...(databaseUrl ? { databaseUrl } : {}),
     logLevel,
+    page,
     maxToolArgumentChars,
     ...(file?.systemPrompt ? { systemPrompt: file.systemPrompt } : {}),
     greeting: {

@@ -134,6 +134,18 @@ export const STORAGE_SETTINGS: Setting[] = [
     unit: 'ms',
   },
   {
+    key: 'page',
+    variables: [
+      variable('AALIS_PAGE', 'on: GET / serves a page to chat on | off: none (a server for embeds only)', {
+        fallback: 'on',
+      }),
+    ],
+    schema: { type: 'boolean' },
+    description:
+      'true: GET / serves a page holding the chat, wired to this server, with the configured welcome and starters; false: no page (a server only for embeds and the API). The variable says on or off.',
+    fallback: 'true',
+  },
+  {
     key: 'logLevel',
     variables: [variable('LOG_LEVEL', LOG_LEVELS.join(' | '))],
     schema: { enum: LOG_LEVELS },
