@@ -3,7 +3,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DemoProvider, createAalisServer, loadServerConfig } from '@aalis/server';
+import { DemoProvider, createAalisServer, loadServerConfig, setPageHeaders } from '@aalis/server';
 
 const publicDir = fileURLToPath(new URL('./public/', import.meta.url));
 const TYPES = {
@@ -20,7 +20,8 @@ const TYPES = {
  */
 export async function startDemo(env = process.env) {
   const { config, env: resolved } = loadServerConfig({ env });
-  const server = await createAalisServer(config, resolved);
+  // The demo page is this server's page: the plain one aalis-server serves stays off.
+  const server = await createAalisServer({ ...config, page: false }, resolved);
   // Only the files that ship in public/ are served, by exact name.
   const files = new Set(await readdir(publicDir));
   server.app.get('/', (request, reply) => send(request, reply, 'index.html'));
@@ -47,36 +48,10 @@ export async function startDemo(env = process.env) {
   return { ...server, url, config };
 }
 
-/**
- * The page's policy: its own scripts, styles and socket, nothing inline, nothing else.
- * The page has no inline script or style attribute, and the widget's styles are
- * constructed stylesheets (`adoptedStyleSheets`), which `style-src` does not govern, so
- * no 'unsafe-inline' is needed; the end-to-end tests fail on any violation. The socket is
- * named with its scheme because older Safari does not count ws: as 'self'; the Host has
- * passed the server's host check, so it is one of the server's own names.
- */
-function demoPagePolicy(host) {
-  return [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self'",
-    `connect-src 'self' ws://${host} wss://${host}`,
-    // blob: for the thumbnails of images attached before they are sent.
-    "img-src 'self' data: blob:",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}
-
 async function send(request, reply, file) {
   const body = await readFile(join(publicDir, file));
-  if (extname(file) === '.html') {
-    // Framing is refused twice: frame-ancestors for current browsers, X-Frame-Options for old ones.
-    void reply
-      .header('content-security-policy', demoPagePolicy(request.headers.host))
-      .header('x-frame-options', 'DENY');
-  }
+  // The policy of every page the server serves: its own scripts, styles and socket only.
+  if (extname(file) === '.html') setPageHeaders(request, reply);
   return reply
     .type(TYPES[extname(file)] ?? 'application/octet-stream')
     .header('cache-control', 'no-cache')

@@ -1,5 +1,6 @@
 // `npm start`: builds the server and the widget, then runs the demo on
-// http://127.0.0.1:8787 with SQLite history in ./.data, on the scripted demo model
+// http://127.0.0.1:8787 with SQLite history in ./.data and the reference MCP server
+// (demo/aalis.demo.json), on the scripted demo model
 // unless OPENAI_API_KEY, ANTHROPIC_API_KEY, DEEPSEEK_API_KEY or OLLAMA_HOST is set
 // (AALIS_PROVIDER picks one by name, openai-responses among them).
 import { spawnSync } from 'node:child_process';
@@ -37,7 +38,14 @@ if (newestMtime(['widget/src', 'protocol/src']) > mtimeOf('widget/dist/aalis-cha
   step('building the widget', 'npm', ['run', 'build', '--silent', '-w', '@aalis/widget']);
 }
 
-const env = { AALIS_DATA_DIR: `${root}.data`, LOG_LEVEL: 'warn', ...process.env };
+// The demo's own configuration adds the reference MCP server (a devDependency), so that
+// the "MCP tool" scenario runs a real MCP tool with its progress; AALIS_CONFIG names another.
+const env = {
+  AALIS_DATA_DIR: `${root}.data`,
+  AALIS_CONFIG: join(root, 'demo/aalis.demo.json'),
+  LOG_LEVEL: 'warn',
+  ...process.env,
+};
 const { startDemo } = await import('./app.mjs');
 const { describeHosts, listenProblem, loadConfig } = await import('@aalis/server');
 let demo;

@@ -79,7 +79,6 @@ describe('the demo in a real browser', () => {
       .locator('aalis-chat')
       .screenshot({ path: `${SCREENSHOTS}card-dark.png`, animations: 'disabled' });
     await turnEnded(page);
-    await page.screenshot({ path: `${SCREENSHOTS}demo-page.png`, fullPage: true });
     await page.close();
   }, 60_000);
 

@@ -20,6 +20,8 @@ import { dataDirProblem } from './config/startup-problems.js';
 import { builtinTools } from './tools/builtin/index.js';
 import { hostGuardOnce, sharedHostCheck } from './transport/host-guard-once.js';
 import { aalisChat, type AalisChatOptions } from './adapters/fastify-plugin.js';
+import { DemoProvider } from './providers/demo/index.js';
+import { registerChatPage } from './transport/chat-page.js';
 import { HEALTH_PATH } from './transport/http-routes.js';
 import { READ_METHODS, setBaseSecurityHeaders } from './transport/security-headers.js';
 
@@ -96,9 +98,11 @@ export async function createAalisServer(
           sharedIpRates: new SharedIpRates(redis.command),
         }
       : {}),
-    ...(config.auth
-      ? { auth: { ...config.auth, ...(config.dataDir ? { dataDir: config.dataDir } : {}) } }
-      : {}),
+    // Visitors always have an identity: without a secret or a JWKS every visitor is
+    // anonymous, its key signed with the server's own key, which the data directory keeps
+    // across restarts (identity/anonymous-key.ts). So a conversation is bound to its
+    // visitor, the visitor's list and budgets work, with nothing configured.
+    auth: { ...(config.auth ?? { mode: 'optional' }), ...(config.dataDir ? { dataDir: config.dataDir } : {}) },
     budgets: config.budgets,
     // The CLI's server always has per-IP limits (the defaults unless configured).
     ipLimits: config.ipLimits,
@@ -115,10 +119,11 @@ export async function createAalisServer(
     ...extra,
     sessions: {
       maxToolArgumentChars: config.maxToolArgumentChars,
-      greeting: config.greeting,
+      greeting: greetingOf(config, provider),
       ...extra.sessions,
     },
   });
+  if (config.page) registerChatPage(app);
   app.addHook('onClose', async () => {
     await provider.close();
     await cluster?.close();
@@ -131,6 +136,13 @@ export async function createAalisServer(
     close: () => app.close(),
     widgetBuilt: () => app.aalis.widget.exists(),
   };
+}
+
+/** The configuration's welcome and starters; with none, the demo model's own (it needs explaining). */
+function greetingOf(config: ServerConfig, provider: ProviderChoice) {
+  const { welcome, starters } = config.greeting;
+  if (welcome || starters?.length || provider.name !== 'demo') return config.greeting;
+  return DemoProvider.greeting;
 }
 
 /** The built-in tools named, in the order named (the names were checked against these). */

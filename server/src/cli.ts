@@ -89,7 +89,9 @@ export async function main(argv: string[], env: Record<string, string | undefine
       ? `history in PostgreSQL at ${maskUrl(config.databaseUrl)}`
       : config.dataDir
         ? `history in ${config.dataDir}`
-        : 'history in memory (AALIS_DATA_DIR=:memory:): lost on restart';
+        : config.auth?.secret
+          ? 'history in memory (AALIS_DATA_DIR=:memory:): lost on restart'
+          : "history and visitors' keys in memory (AALIS_DATA_DIR=:memory:): lost on restart";
     const where = config.redisUrl
       ? `${history}, live sessions shared through ${maskUrl(config.redisUrl)}`
       : history;

@@ -21,6 +21,7 @@ export type { ConnectionOptions } from './transport/client-connection.js';
 export { createAalisServer, type AalisServer } from './app.js';
 export { loadConfig, loadServerConfig, ConfigError, type ServerConfig } from './config/server-config.js';
 export { describeHosts } from './transport/host-guard.js';
+export { pagePolicy, setPageHeaders } from './transport/chat-page.js';
 export {
   IpLimits,
   DEFAULT_IP_LIMITS,

@@ -64,9 +64,13 @@ export function watchOutput(child: ChildProcess): Pick<RunningCli, 'output' | 'w
   };
 }
 
-/** Starts it with only `env` (and PATH); resolves once its start line names where it listens. */
-export async function startCli(env: Record<string, string>, cwd?: string): Promise<RunningCli> {
-  const child = spawn(process.execPath, [AALIS_SERVER_BIN], {
+/** Starts it with only `env` (and PATH) and `args`; resolves once its start line names where it listens. */
+export async function startCli(
+  env: Record<string, string>,
+  cwd?: string,
+  args: readonly string[] = [],
+): Promise<RunningCli> {
+  const child = spawn(process.execPath, [AALIS_SERVER_BIN, ...args], {
     env: { PATH: process.env.PATH!, ...env },
     ...(cwd ? { cwd } : {}),
   });

@@ -6,6 +6,11 @@
  * reason of a refusal is for the log only. An anonymous visitor is the one its
  * `anonymousKey` names when the server issued that key; otherwise a new key is issued
  * (anonymous-key.ts): an invalid key is never a refusal.
+ *
+ * With neither a secret nor a JWKS (the default) there is nothing to check a token with:
+ * every visitor is anonymous, bound to the key the server issued it, and a hello that
+ * carries a token is refused (a site that sends visitor tokens to a server that cannot
+ * check them is misconfigured; treating them as anonymous would hide it).
  */
 import { createAnonymousKeys, type AnonymousKeys } from './anonymous-key.js';
 import type { AuthConfig, AuthMode } from './auth-config.js';
@@ -17,6 +22,8 @@ export type IdentifyResult = { ok: true; visitor: Visitor } | { ok: false; why: 
 
 export interface VisitorAuth {
   readonly mode: AuthMode;
+  /** Whether a hello's token is a visitor token this server checks (a secret or a JWKS is set). */
+  readonly checksTokens: boolean;
   /**
    * The visitor a hello's token (or its absence) stands for, from `remoteAddress`; without
    * a token, the anonymous visitor its `anonymousKey` names (or a new one).
@@ -46,7 +53,8 @@ export interface VisitorAuthOptions extends TokenVerifierOptions {
 }
 
 export function createVisitorAuth(config: AuthConfig, options: VisitorAuthOptions = {}): VisitorAuth {
-  const verifier = options.verifier ?? createTokenVerifier(config, options);
+  const checksTokens = Boolean(options.verifier ?? config.secret ?? config.jwksUrl);
+  const verifier = options.verifier ?? (checksTokens ? createTokenVerifier(config, options) : undefined);
   const throttle = new FailureThrottle(options.throttle);
   // Made at start (a broken key file is a start-up failure), and only where anonymous visitors are.
   const keys =
@@ -63,12 +71,15 @@ export function createVisitorAuth(config: AuthConfig, options: VisitorAuthOption
   };
   return {
     mode: config.mode,
+    checksTokens,
     async identify(token, remoteAddress, anonymousKey) {
       if (!token) {
         return config.mode === 'required'
           ? { ok: false, why: 'no token' }
           : { ok: true, visitor: anonymous(anonymousKey) };
       }
+      if (!verifier)
+        return { ok: false, why: 'a token was sent, but no AALIS_AUTH_SECRET or AALIS_AUTH_JWKS_URL is set to check it' };
       const address = remoteAddress ?? 'unknown';
       if (throttle.blocked(address))
         return { ok: false, why: 'too many failed tokens from this address: not checked' };

@@ -37,7 +37,7 @@ export interface SocketLike {
 }
 
 export interface ConnectionOptions {
-  /** When set, `hello` must carry it (ignored when `auth` is set: the token is then a visitor's). */
+  /** When set, `hello` must carry it (not with `auth` that checks tokens: the token is then a visitor's). */
   token?: string | undefined;
   /** Visitor identity: who each `hello` is from, by its signed token (identity/visitor-auth.ts). */
   auth?: VisitorAuth | undefined;
@@ -242,10 +242,14 @@ export class ClientConnection implements Peer {
   #handle(frame: ClientFrame): void | Promise<void> {
     switch (frame.type) {
       case 'hello': {
-        if (this.options.auth) return this.#identify(this.options.auth, frame);
+        const { auth } = this.options;
+        if (auth?.checksTokens) return this.#identify(auth, frame, frame.token);
+        // Otherwise the token, if any, is the server's shared one (AALIS_TOKEN): checked
+        // first, and the visitor is then the anonymous one its key names.
         if (this.options.token !== undefined && !this.#tokenMatches(frame.token)) {
           return this.close(CloseCode.Unauthorized, 'wrong or missing token');
         }
+        if (auth) return this.#identify(auth, frame, this.options.token === undefined ? frame.token : undefined);
         return this.#bind(frame);
       }
       case 'send':
@@ -333,11 +337,11 @@ export class ClientConnection implements Peer {
    * Checks the hello's token (or its absence) before anything else is handled: frames
    * that arrive meanwhile are queued and handled in order once it is done.
    */
-  #identify(auth: VisitorAuth, frame: HelloFrame): void {
+  #identify(auth: VisitorAuth, frame: HelloFrame, token: string | undefined): void {
     // A hello came in time; checking it may take a moment (a JWKS fetch).
     clearTimeout(this.#helloTimer);
     this.#queue = [];
-    auth.identify(frame.token, this.remoteAddress, frame.anonymousKey).then(
+    auth.identify(token, this.remoteAddress, frame.anonymousKey).then(
       (result) => {
         if (this.#closed) return;
         if (!result.ok) {

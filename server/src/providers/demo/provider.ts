@@ -16,6 +16,18 @@ export class DemoProvider implements ChatProvider {
     ({ label, prompt }) => ({ label, prompt }),
   );
 
+  /**
+   * What an empty conversation shows when the server's configuration says nothing (no
+   * `welcome`, no `starters`): what this model is, and a few scenarios to start with.
+   */
+  static readonly greeting = {
+    welcome:
+      "This is the scripted **demo model**: no API key needed. It shows what a chat looks like while a model writes tool calls and runs tools. Pick one, or write anything for the list of what it can show.",
+    starters: ['long-tool-call', 'parallel-tools', 'approval', 'markdown'].map(
+      (id) => scenarios.find((s) => s.id === id)!.prompt,
+    ),
+  };
+
   readonly name = 'demo';
   readonly #server: DemoModelServer;
   #provider: Promise<OpenAIProvider> | undefined;
