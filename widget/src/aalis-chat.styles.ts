@@ -5,7 +5,7 @@
  * (`--aalis-*`) on the element or any ancestor, or styles its blocks through `::part`.
  */
 import { css } from 'lit';
-import { textBox } from './shared/control-styles.js';
+import { targetSizes, textBox, visuallyHidden } from './shared/control-styles.js';
 import { approvalStyles } from './components/approval/approval.styles.js';
 import { attachmentsStyles } from './components/attachments/attachments.styles.js';
 import { composerStyles } from './components/composer/composer.styles.js';
@@ -52,12 +52,7 @@ const baseStyles = css`
     outline-offset: 2px;
   }
   .sr-only {
-    position: absolute;
-    width: 1px;
-    height: 1px;
-    overflow: hidden;
-    clip: rect(0 0 0 0);
-    white-space: nowrap;
+    ${visuallyHidden}
   }
   .note {
     color: var(--_muted);
@@ -104,6 +99,7 @@ const baseStyles = css`
 export const chatStyles = [
   themeTokens,
   baseStyles,
+  targetSizes,
   launcherStyles,
   statusLineStyles,
   transcriptStyles,

@@ -57,6 +57,7 @@ import { loadLexer } from './markdown/lexer.js';
  * @csspart launcher - Launcher mode: the round button that opens and closes the panel.
  * @csspart unread-dot - Launcher mode: the dot on the button after an answer ended while the panel was closed.
  * @csspart panel - Launcher mode: the panel the chat opens in (`role="dialog"`); the whole screen below 480 px wide.
+ * @csspart close-button - Launcher mode: the panel's close button, in its head beside the title.
  * @csspart status - The connection line above the transcript.
  * @csspart transcript - The scrolling conversation (`role="log"`).
  * @csspart bubble - Every message bubble; also `bubble-user`, `bubble-assistant`.

@@ -1,7 +1,7 @@
 /**
  * Launcher mode's frame around the chat: the round button (`part="launcher"`), with its
- * unread dot, and the panel (`part="panel"`, a labelled dialog) that holds the chat once
- * it was first opened. Below 480 px wide the panel takes the whole screen (styles).
+ * unread dot, and the panel (`part="panel"`, a labelled dialog, with its close button,
+ * `part="close-button"`) that holds the chat once it was first opened. Below 480 px wide the panel takes the whole screen (styles).
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import type { Strings } from '../../i18n/strings.js';
@@ -40,7 +40,13 @@ export function renderLauncher(
           >
             <div class="panel-head">
               <h2 id="panel-title">${title}</h2>
-              <button type="button" class="panel-close" aria-label=${strings.close} @click=${on.close}>
+              <button
+                type="button"
+                class="panel-close"
+                part="close-button"
+                aria-label=${strings.close}
+                @click=${on.close}
+              >
                 ${closeIcon}
               </button>
             </div>
