@@ -8,8 +8,10 @@
  */
 import type { ReactiveControllerHost } from 'lit';
 import { ErrorCode, Limits, type ErrorFrame, type ReadyFrame } from '@aalis/protocol/client';
-import { fitToText, isSendKey, type ComposerHandlers } from '../components/composer/composer.js';
+import type { ComposerHandlers } from '../components/composer/composer.js';
+import { fitToText } from '../components/composer/fit-to-text.js';
 import { AalisFeedbackEvent, AalisSendEvent } from '../shared/events.js';
+import { isSendKey } from '../shared/keys.js';
 import { errorText, type Strings } from '../i18n/strings.js';
 import type { Attachment, Attachments } from './attachments.js';
 import type { ChatConnection } from './chat-connection.js';
@@ -175,7 +177,10 @@ export class Composer {
     if (clientMessageId !== undefined) {
       const text = this.#unconfirmed.get(clientMessageId);
       this.#unconfirmed.delete(clientMessageId);
-      if (text !== undefined && !this.draft.trim()) this.show({ draft: text });
+      if (text !== undefined && !this.draft.trim()) {
+        this.show({ draft: text });
+        this.#fitAfterUpdate();
+      }
       const images = this.#unconfirmedImages.get(clientMessageId);
       this.#unconfirmedImages.delete(clientMessageId);
       if (images) this.attachments.restore(images, imagesRefused);
@@ -216,8 +221,7 @@ export class Composer {
     send: () => {
       if (!this.send(this.draft, true)) return;
       this.show({ draft: '' });
-      const textarea = this.#host.renderRoot.querySelector('textarea');
-      if (textarea) textarea.style.height = 'auto';
+      this.#fitAfterUpdate();
     },
     stop: () => this.#callbacks.stop(),
     paste: (event: ClipboardEvent) => {
@@ -247,6 +251,14 @@ export class Composer {
       void this.attach(files);
     },
   };
+
+  /** The draft was set from here, not typed: the text box takes its size once it shows it. */
+  #fitAfterUpdate(): void {
+    void this.#host.updateComplete.then(() => {
+      const textarea = this.#host.renderRoot.querySelector<HTMLTextAreaElement>('.composer textarea');
+      if (textarea) fitToText(textarea);
+    });
+  }
 
   /** The previews of images a question took (or all of them), once it no longer needs them. */
   #forgetUnconfirmedImages(clientMessageId?: string): void {

@@ -1,14 +1,24 @@
 import { css } from 'lit';
-import { textBox } from '../../shared/control-styles.js';
+import { textBox, visuallyHidden } from '../../shared/control-styles.js';
 
 /**
  * The composer: the text box, send or stop, the notice line and counter, and the
  * outline shown while files are dragged over it.
+ *
+ * The text box is one line high when empty (rows="1"); it grows with its text
+ * (fit-to-text.ts) up to six lines (1.5em each, its padding and borders), less on a short
+ * screen, then scrolls. Narrow (the launcher's panel, a phone; the composer's own width,
+ * a container query, decides), send and stop show their icon alone, their word kept for
+ * screen readers, and paddings give a little, so that the text box keeps room for its
+ * placeholder (which wraps whole when it is longer still).
+ *
+ * Why here and not in the rules: comments inside `css` ship in the script-tag file.
  */
 export const composerStyles = css`
   .composer {
     border-top: 1px solid var(--_border);
     padding: calc(var(--_space) * 0.75) var(--_space);
+    container-type: inline-size;
   }
   .composer-row {
     display: flex;
@@ -23,8 +33,7 @@ export const composerStyles = css`
     ${textBox}
     border: 1px solid var(--_border);
     padding: 8px 10px;
-    max-height: 40vh;
-    min-height: 2.6em;
+    max-height: min(40vh, calc(9em + 18px));
   }
   .send,
   .stop {
@@ -35,6 +44,19 @@ export const composerStyles = css`
     align-items: center;
     gap: 4px;
     padding: 8px 12px;
+  }
+  @container (max-width: 440px) {
+    .send span,
+    .stop span {
+      ${visuallyHidden}
+    }
+    .send,
+    .stop {
+      padding-inline: 10px;
+    }
+    textarea {
+      padding-inline: 8px;
+    }
   }
   .send:disabled {
     opacity: 0.5;

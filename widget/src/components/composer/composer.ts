@@ -7,6 +7,7 @@ import { live } from 'lit/directives/live.js';
 import { Limits } from '@aalis/protocol/client';
 import type { Strings } from '../../i18n/strings.js';
 import { sendIcon, stopIcon } from '../../shared/icons.js';
+import { fitToPlaceholder } from './fit-to-text.js';
 
 export interface ComposerState {
   strings: Strings;
@@ -61,6 +62,7 @@ export function renderComposer(state: ComposerState, on: ComposerHandlers): Temp
         rows="1"
         aria-label=${strings.composerLabel}
         placeholder=${placeholder}
+        ${fitToPlaceholder(placeholder)}
         .value=${live(draft)}
         @input=${on.input}
         @keydown=${on.keydown}
@@ -95,19 +97,4 @@ export function renderComposer(state: ComposerState, on: ComposerHandlers): Temp
       }
     </div>
   </div>`;
-}
-
-/**
- * Whether a keydown sends: Enter without Shift, and never the Enter that confirms an IME
- * composition (Chinese, Japanese input).
- */
-export function isSendKey(event: KeyboardEvent, composing: boolean): boolean {
-  if (event.key !== 'Enter' || event.shiftKey) return false;
-  return !(event.isComposing || composing || event.keyCode === 229);
-}
-
-/** Grows the text box with its text, up to its CSS max-height. */
-export function fitToText(textarea: HTMLTextAreaElement): void {
-  textarea.style.height = 'auto';
-  textarea.style.height = `${textarea.scrollHeight}px`;
 }

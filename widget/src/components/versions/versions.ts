@@ -9,6 +9,7 @@ import type { ChatMessage } from '@aalis/protocol/client';
 import type { Strings } from '../../i18n/strings.js';
 import { onEscape } from '../../shared/escape.js';
 import { editIcon } from '../../shared/icons.js';
+import { enterSubmits } from '../../shared/keys.js';
 
 export function renderSwitcher(
   shown: number,
@@ -54,7 +55,10 @@ export function renderEditButton(strings: Strings, edit: () => void): TemplateRe
   </div>`;
 }
 
-/** The last question as a form: Save sends it again, edited; Cancel or Escape leaves it. */
+/**
+ * The last question as a form: Save (or Enter, as in the composer; Shift+Enter is a new
+ * line) sends it again, edited; Cancel or Escape leaves it.
+ */
 export function renderEditForm(
   message: ChatMessage,
   strings: Strings,
@@ -67,7 +71,15 @@ export function renderEditForm(
     if (field.value.trim()) on.save(field.value.trim());
   };
   return html`<form class="edit-form" part="edit-form" @submit=${submit} @keydown=${onEscape(on.cancel)}>
-    <textarea name="text" rows="3" aria-label=${strings.edit} .value=${text}></textarea>
+    <textarea
+      name="text"
+      rows="3"
+      aria-label=${strings.edit}
+      .value=${text}
+      @keydown=${enterSubmits.keydown}
+      @compositionstart=${enterSubmits.compositionstart}
+      @compositionend=${enterSubmits.compositionend}
+    ></textarea>
     <div class="edit-buttons">
       <button type="button" class="edit-cancel" @click=${on.cancel}>${strings.cancel}</button>
       <button type="submit" class="edit-save">${strings.saveAndSend}</button>
