@@ -144,7 +144,7 @@ export class Transcript implements ReactiveController {
     return renderGreeting(
       this.#host.welcome || fromServer.welcome || '',
       starters,
-      { strings, markdown: { ...this.#markdown, copyLabel: strings.copy } },
+      { strings, markdown: this.#markdownIn(strings) },
       this.#sendStarter,
     );
   }
@@ -178,8 +178,14 @@ export class Transcript implements ReactiveController {
     return [rendered, renderMessageActions(message, { strings, commenting, copied, regenerable }, actions)];
   }
 
+  /** The markdown's options, its words in the chat's language. */
+  #markdownIn(strings: Strings): RenderOptions {
+    return { ...this.#markdown, copyLabel: strings.copy, tableLabel: strings.wideTable };
+  }
+
   readonly #markdown: RenderOptions = {
     copyLabel: '',
+    tableLabel: '',
     onCopy: (code, button) => {
       void navigator.clipboard?.writeText(code).then(() => {
         button.textContent = this.#host.strings.copied;
@@ -195,7 +201,7 @@ export class Transcript implements ReactiveController {
       strings,
       theme,
       offset: conversation.offset,
-      markdown: { ...this.#markdown, copyLabel: strings.copy },
+      markdown: this.#markdownIn(strings),
       streaming,
       reasoningMs,
       ...(streaming ? { caches: conversation.caches } : {}),

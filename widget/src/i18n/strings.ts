@@ -91,6 +91,8 @@ export interface Strings {
   expiresIn: (minutes: number) => string;
   copy: string;
   copied: string;
+  /** Names a table wider than its bubble, a region that scrolls sideways (by keyboard too). */
+  wideTable: string;
   typing: string;
   connecting: string;
   reconnecting: (seconds: number) => string;
@@ -206,6 +208,7 @@ const en: Strings = {
   expiresIn: (m) => (m ? `Expires in ${m} min` : 'Expires in less than a minute'),
   copy: 'Copy',
   copied: 'Copied',
+  wideTable: 'Table, scrolls sideways',
   typing: 'The assistant is writing',
   connecting: 'Connecting…',
   reconnecting: (s) => `Reconnecting in ${s}s…`,
@@ -325,6 +328,7 @@ const zhCN: Strings = {
   expiresIn: (m) => (m ? `${m} 分钟后过期` : '不到 1 分钟后过期'),
   copy: '复制',
   copied: '已复制',
+  wideTable: '表格，可横向滚动',
   typing: '助手正在输入',
   connecting: '连接中…',
   reconnecting: (s) => `${s} 秒后重新连接…`,

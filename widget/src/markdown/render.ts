@@ -14,9 +14,12 @@ import { repeat } from 'lit/directives/repeat.js';
 import type { Token, Tokens } from 'marked';
 import { blockStartBefore } from './block-start.js';
 import { lexer, type Lex } from './lexer.js';
+import { scrollRegion } from './scroll-region.js';
 
 export interface RenderOptions {
   copyLabel: string;
+  /** Names a table too wide for its bubble, which then scrolls sideways (scroll-region.ts). */
+  tableLabel: string;
   onCopy(code: string, button: HTMLButtonElement): void;
 }
 
@@ -138,7 +141,7 @@ function block(token: Token, options: RenderOptions): TemplateResult | typeof no
     case 'table': {
       const table = token as Tokens.Table;
       const align = (i: number) => table.align[i] ?? nothing;
-      return html`<div class="table-wrap">
+      return html`<div class="table-wrap" ${scrollRegion(options.tableLabel)}>
         <table>
           <thead>
             <tr>
