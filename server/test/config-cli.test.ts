@@ -55,8 +55,11 @@ const slow = { timeout: 30_000 };
 
 describe('a mistake is one line and exit 2', slow, () => {
   test.concurrent.each([
-    [{ sytemPrompt: 'Be brief.' }, 'unknown key "sytemPrompt"'],
-    [{ mcpServers: { files: { args: ['--root', '.'] } } }, 'mcpServers.files.command: required'],
+    [{ sytemPrompt: 'Be brief.' }, 'unknown key "sytemPrompt" (did you mean "systemPrompt"?)'],
+    [
+      { mcpServers: { files: { args: ['--root', '.'] } } },
+      'mcpServers.files.command: required: the program to run (npx, node, uvx, a path)',
+    ],
     [{ approval: { delete_file: 'ask' } }, 'approval.delete_file: must be one of always, session, never'],
     [{ port: 65_536 }, 'port: must be a whole number from 0 to 65535'],
     [
@@ -240,6 +243,28 @@ describe('--check', slow, () => {
     expect(code).toBe(0);
     expect(out).toContain('"port": 9001');
     expect(out).toContain('set by the environment, over the file: AALIS_PROVIDER, PORT');
+  });
+});
+
+describe('every mistake at once, each naming its field and what it takes', slow, () => {
+  test.concurrent('in the file and the environment: a line each, with --check and at start', async () => {
+    const path = configFile({ sytemPrompt: 'Be brief.', mcpServers: { files: { args: ['.'] } } });
+    for (const args of [
+      ['--config', path, '--check'],
+      ['--config', path],
+    ]) {
+      const { code, out, err } = await run(args, { AALIS_MAX_CONCURRENT_TURNS: 'lots' });
+      expect(code).toBe(2);
+      expect(out).toBe('');
+      expect(err).toBe(
+        [
+          `aalis-server: ${path}: unknown key "sytemPrompt" (did you mean "systemPrompt"?)`,
+          `aalis-server: ${path}: mcpServers.files.command: required: the program to run (npx, node, uvx, a path)`,
+          'aalis-server: AALIS_MAX_CONCURRENT_TURNS must be a whole number (0 for no limit); it is "lots"',
+          '',
+        ].join('\n'),
+      );
+    }
   });
 });
 

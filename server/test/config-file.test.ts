@@ -42,10 +42,19 @@ function mistake(content: unknown, env: Record<string, string | undefined> = {})
 
 describe('each kind of mistake is one line naming the path', () => {
   test.each([
-    [{ sytemPrompt: 'hi' }, 'unknown key "sytemPrompt"'],
-    [{ mcpServers: { files: { args: ['x'] } } }, 'mcpServers.files.command: required'],
-    [{ mcpServers: { files: { command: 'x', comand: 'y' } } }, 'mcpServers.files: unknown key "comand"'],
-    [{ mcpServers: { web: { url: 'https://x.example', env: {} } } }, 'mcpServers.web: unknown key "env"'],
+    [{ sytemPrompt: 'hi' }, 'unknown key "sytemPrompt" (did you mean "systemPrompt"?)'],
+    [
+      { mcpServers: { files: { args: ['x'] } } },
+      'mcpServers.files.command: required: the program to run (npx, node, uvx, a path)',
+    ],
+    [
+      { mcpServers: { files: { command: 'x', comand: 'y' } } },
+      'mcpServers.files: unknown key "comand" (did you mean "command"?)',
+    ],
+    [
+      { mcpServers: { web: { url: 'https://x.example', env: {} } } },
+      'mcpServers.web: unknown key "env" (allowed here: url, headers, tools)',
+    ],
     [
       { mcpServers: { web: { url: 'ftp://x.example' } } },
       'mcpServers.web.url: "ftp://x.example" is not an http:// or https:// URL',
@@ -88,8 +97,11 @@ describe('each kind of mistake is one line naming the path', () => {
         .join(', ')}`,
     ],
     [{ systemPrompt: 42 }, 'systemPrompt: must be a string or an object'],
-    [{ systemPrompt: {} }, 'systemPrompt.file: required'],
-    [{ systemPrompt: { file: 'prompt.md', text: 'x' } }, 'systemPrompt: unknown key "text"'],
+    [{ systemPrompt: {} }, 'systemPrompt.file: required: a text file, relative to this file'],
+    [
+      { systemPrompt: { file: 'prompt.md', text: 'x' } },
+      'systemPrompt: unknown key "text" (allowed here: file)',
+    ],
     [
       { systemPrompt: { file: 'missing.md' } },
       'systemPrompt.file: missing.md cannot be read (ENOENT: no such file or directory)',
@@ -98,7 +110,10 @@ describe('each kind of mistake is one line naming the path', () => {
       { provider: { name: 'gemini' } },
       'provider.name: must be one of demo, openai, openai-responses, anthropic, deepseek, ollama',
     ],
-    [{ provider: { apiKey: 'sk-1' } }, 'provider.name: required with apiKey'],
+    [
+      { provider: { apiKey: 'sk-1' } },
+      'provider.name: required with apiKey: one of demo, openai, openai-responses, anthropic, deepseek, ollama',
+    ],
     [{ provider: { name: 'ollama', apiKey: 'sk-1' } }, 'provider.apiKey: the ollama provider takes no key'],
     [
       { provider: { name: 'openai', apiKey: 'k', baseUrl: 'http://exa mple' } },
@@ -135,7 +150,7 @@ describe('each kind of mistake is one line naming the path', () => {
   });
 
   test('a misplaced key is said before a variable its value names', () => {
-    expect(mistake({ tokne: '${UNSET_VARIABLE}' })).toBe('unknown key "tokne"');
+    expect(mistake({ tokne: '${UNSET_VARIABLE}' })).toBe('unknown key "tokne" (did you mean "token"?)');
   });
 });
 
@@ -349,7 +364,7 @@ describe('every mistake is found, one line each', () => {
     expect(() => loadServerConfig({ configPath: path, env: {} })).toThrow(
       new ConfigError(
         [
-          `${path}: unknown key "sytemPrompt"`,
+          `${path}: unknown key "sytemPrompt" (did you mean "systemPrompt"?)`,
           `${path}: port: must be a whole number from 0 to 65535`,
           `${path}: approval.a: must be one of always, session, never`,
         ].join('\n'),
@@ -361,6 +376,50 @@ describe('every mistake is found, one line each', () => {
         [
           `${unset}: token: the environment variable AALIS_TEST_A is not set (set it, or write \${AALIS_TEST_A:-default})`,
           `${unset}: metricsToken: the environment variable AALIS_TEST_B is not set (set it, or write \${AALIS_TEST_B:-default})`,
+        ].join('\n'),
+      ),
+    );
+  });
+
+  test('in the file, the environment and the provider at once: a part with a mistake is left out, the rest still checked', () => {
+    const path = configFile({
+      sytemPrompt: 'x',
+      // One server's mistake does not hide the other's.
+      mcpServers: { files: { args: ['.'] }, crm: { url: 'ftp://crm.example' } },
+      auth: { secret: 'short', jwksUrl: 'http://keys.example/jwks' },
+      provider: { name: 'anthropic', apiKey: '${KEY}' },
+    });
+    const env = {
+      KEY: 'sk-ant',
+      PORT: 'x',
+      AALIS_IDLE_TIMEOUT_MS: '0',
+      AALIS_MAX_OUTPUT_TOKENS: 'lots',
+      AALIS_REASONING: 'sometimes',
+    };
+    expect(() => loadServerConfig({ configPath: path, env })).toThrow(
+      new ConfigError(
+        [
+          `${path}: unknown key "sytemPrompt" (did you mean "systemPrompt"?)`,
+          `${path}: mcpServers.files.command: required: the program to run (npx, node, uvx, a path)`,
+          `${path}: mcpServers.crm.url: "ftp://crm.example" is not an http:// or https:// URL`,
+          'PORT must be a number from 0 to 65535; it is "x"',
+          `${path}: auth.secret and ${path}: auth.jwksUrl: set one of them, not both`,
+          `${path}: auth.secret must be at least 32 bytes (openssl rand -base64 32 makes one)`,
+          `${path}: auth.jwksUrl must be an https:// URL (http:// only on loopback); it is "http://keys.example/jwks"`,
+          'AALIS_IDLE_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647; it is "0"',
+          'AALIS_MAX_OUTPUT_TOKENS must be a whole number of tokens from 1 to 1000000; it is "lots"',
+          'AALIS_REASONING for anthropic must be off, adaptive, or a thinking budget in tokens from 1024 to below AALIS_MAX_OUTPUT_TOKENS (8192); it is "sometimes"',
+        ].join('\n'),
+      ),
+    );
+    // A required key that is missing is said, and what comes after it still checked.
+    expect(() =>
+      loadServerConfig({ env: { AALIS_PROVIDER: 'openai', OPENAI_BASE_URL: 'http://exa mple' } }),
+    ).toThrow(
+      new ConfigError(
+        [
+          'OPENAI_BASE_URL must be a URL; it is "http://exa mple"',
+          'OPENAI_API_KEY is required when AALIS_PROVIDER is openai',
         ].join('\n'),
       ),
     );

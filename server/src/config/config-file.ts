@@ -14,8 +14,8 @@ import type { BudgetSettings } from '../budgets/budget-config.js';
 import type { IpLimitSettings } from '../transport/ip-limits.js';
 import type { ImageFileSettings } from '../images/image-config.js';
 import { parseJson } from './file-json.js';
-import { atPath } from './file-path.js';
-import { schemaProblems } from './file-schema.js';
+import { atPath, mistakeAt, type Mistake } from './file-path.js';
+import { schemaMistakes } from './file-schema.js';
 import { Problems } from './problems.js';
 import { expandVariables } from './file-variables.js';
 import type { ProviderName } from '../providers/from-env.js';
@@ -93,31 +93,55 @@ export interface ConfigFile {
 /** A system prompt file longer than this is a mistake (a wrong file), not a prompt. */
 const MAX_PROMPT_BYTES = 1024 * 1024;
 
-/**
- * Reads and checks the file; its mistakes throw one ConfigError, a line each, every line
- * starting with the file's name.
- */
-export function readConfigFile(path: string, env: Env): ConfigFile {
-  const problems = new Problems();
-  const file = problems.catch(() => readChecked(path, env, problems));
-  problems.throwFound(`${path}: `);
-  return file!;
+export interface InspectedConfigFile {
+  /**
+   * The file with every part that has a mistake left out (a top-level key, or one MCP
+   * server), so that the environment can still be checked over the rest; undefined when
+   * it cannot be read or is not a JSON object.
+   */
+  file: ConfigFile | undefined;
+  /** Every mistake, one line each, without the file's name. */
+  problems: string[];
+  /** The top-level keys left out for a mistake in them. */
+  leftOut: Set<string>;
 }
 
-function readChecked(path: string, env: Env, problems: Problems): ConfigFile | undefined {
+/**
+ * Every mistake in the file, not only the first: each check runs on what the earlier ones
+ * found right, a part with a mistake left out of the later ones (a misspelt key is said as
+ * such, not as the variable its value names).
+ */
+export function inspectConfigFile(path: string, env: Env): InspectedConfigFile {
+  const problems = new Problems();
+  const leftOut = new Set<string>();
   const absolutePath = resolve(path);
   const dir = dirname(absolutePath);
-  const raw = parseJson(readText(absolutePath));
-  // Where each key goes and what type it has, before any variable is read: a misspelt key
-  // is said as such, not as the variable its value names.
-  problems.add(...schemaProblems(raw, { unexpanded: true }));
-  if (problems.found) return undefined;
-  const { value: settings, secrets, problems: unexpanded } = expandVariables(raw as ConfigFileSettings, env);
-  problems.add(...unexpanded);
-  if (problems.found) return undefined;
-  problems.add(...schemaProblems(settings), ...valueProblems(settings));
-  if (problems.found) return undefined;
-  return {
+  const raw = problems.catch(() => parseJson(readText(absolutePath)));
+  if (problems.found) return { file: undefined, problems: problems.lines, leftOut };
+  let settings = raw as ConfigFileSettings;
+  let whole = true;
+  const leaveOut = (mistakes: Mistake[]) => {
+    problems.add(...mistakes.map((mistake) => mistake.line));
+    for (const { path: at } of mistakes) {
+      if (!at.length) whole = false;
+      else leftOut.add(String(at[0]));
+    }
+    settings = without(settings, mistakes);
+  };
+  leaveOut(schemaMistakes(raw, { unexpanded: true }));
+  if (!whole) return { file: undefined, problems: problems.lines, leftOut };
+  const expanded = expandVariables(settings, env);
+  settings = expanded.value;
+  leaveOut(expanded.problems);
+  leaveOut([...schemaMistakes(settings), ...valueProblems(settings)]);
+  let systemPrompt: string | undefined;
+  try {
+    systemPrompt = systemPromptOf(settings.systemPrompt, dir);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    leaveOut([{ path: ['systemPrompt', 'file'], line: error.message }]);
+  }
+  const file: ConfigFile = {
     path,
     absolutePath,
     dir,
@@ -125,9 +149,28 @@ function readChecked(path: string, env: Env, problems: Problems): ConfigFile | u
       ...settings,
       ...(settings.mcpServers ? { mcpServers: resolveCwd(settings.mcpServers, dir) } : {}),
     },
-    systemPrompt: systemPromptOf(settings.systemPrompt, dir),
-    secrets,
+    systemPrompt,
+    secrets: expanded.secrets,
   };
+  return { file, problems: problems.lines, leftOut };
+}
+
+/**
+ * The settings without the parts the mistakes are in: the top-level key, or for an MCP
+ * server only that server (servers are independent of one another).
+ */
+function without(settings: ConfigFileSettings, mistakes: Mistake[]): ConfigFileSettings {
+  const kept: Record<string, unknown> = { ...settings };
+  for (const { path } of mistakes) {
+    const [key, server] = path as [string | undefined, string | undefined];
+    if (key === undefined || !(key in kept)) continue;
+    const value = kept[key];
+    if (key === 'mcpServers' && server !== undefined && value && typeof value === 'object') {
+      const { [server]: _dropped, ...others } = value as Record<string, unknown>;
+      kept[key] = others;
+    } else delete kept[key];
+  }
+  return kept as ConfigFileSettings;
 }
 
 function readText(file: string): string {
@@ -149,21 +192,23 @@ function reason(error: unknown): string {
 }
 
 /** What the schema cannot say: URLs, and provider keys that only some providers take. */
-function valueProblems(settings: ConfigFileSettings): string[] {
+function valueProblems(settings: ConfigFileSettings): Mistake[] {
   const { provider, mcpServers = {} } = settings;
-  const problems: string[] = [];
+  const problems: Mistake[] = [];
   if (provider?.apiKey && (provider.name === 'ollama' || provider.name === 'demo'))
-    problems.push(atPath(['provider', 'apiKey'], `the ${provider.name} provider takes no key`));
+    problems.push(mistakeAt(['provider', 'apiKey'], `the ${provider.name} provider takes no key`));
   if (provider?.baseUrl && provider.name === 'demo')
-    problems.push(atPath(['provider', 'baseUrl'], 'the demo provider takes no address'));
+    problems.push(mistakeAt(['provider', 'baseUrl'], 'the demo provider takes no address'));
   else if (
     provider?.baseUrl &&
     !isUrl(provider.baseUrl.includes('://') ? provider.baseUrl : `http://${provider.baseUrl}`)
   )
-    problems.push(atPath(['provider', 'baseUrl'], `"${provider.baseUrl}" is not a URL`));
+    problems.push(mistakeAt(['provider', 'baseUrl'], `"${provider.baseUrl}" is not a URL`));
   for (const [name, server] of Object.entries(mcpServers)) {
     if (!isStdioServer(server) && !(isUrl(server.url) && /^https?:\/\//i.test(server.url)))
-      problems.push(atPath(['mcpServers', name, 'url'], `"${server.url}" is not an http:// or https:// URL`));
+      problems.push(
+        mistakeAt(['mcpServers', name, 'url'], `"${server.url}" is not an http:// or https:// URL`),
+      );
   }
   return problems;
 }

@@ -19,3 +19,17 @@ export function formatPath(segments: readonly PathSegment[]): string {
 /** `path: message`, or the message alone for the file as a whole. */
 export const atPath = (segments: readonly PathSegment[], message: string): string =>
   segments.length ? `${formatPath(segments)}: ${message}` : message;
+
+/**
+ * One mistake in the file: its line, and where it is, so that the part it is in can be
+ * left out and the rest still checked (every mistake is said, not only the first).
+ */
+export interface Mistake {
+  path: readonly PathSegment[];
+  line: string;
+}
+
+export const mistakeAt = (path: readonly PathSegment[], message: string): Mistake => ({
+  path,
+  line: atPath(path, message),
+});

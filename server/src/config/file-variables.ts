@@ -3,7 +3,7 @@
  * environment, so that secrets stay out of the file. `$${` writes a literal `${`.
  */
 import { ConfigError } from '../util/setting-values.js';
-import { atPath, type PathSegment } from './file-path.js';
+import { atPath, type Mistake, type PathSegment } from './file-path.js';
 import { looksSecret } from '../util/secrets.js';
 
 type Env = Record<string, string | undefined>;
@@ -13,7 +13,7 @@ export interface Expanded<T> {
   /** What secret-looking variables (OPENAI_API_KEY, MCP_TOKEN) put into it: never printed. */
   secrets: string[];
   /** Each reference that could not be expanded, one line each (its string is left as it was). */
-  problems: string[];
+  problems: Mistake[];
 }
 
 const REFERENCE = /\$\$\{|\$\{([^}]*)(\}?)/g;
@@ -25,14 +25,14 @@ const VARIABLE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
  */
 export function expandVariables<T>(value: T, env: Env): Expanded<T> {
   const secrets: string[] = [];
-  const problems: string[] = [];
+  const problems: Mistake[] = [];
   const walk = (node: unknown, path: PathSegment[]): unknown => {
     if (typeof node === 'string') {
       try {
         return expandString(node, path, env, secrets);
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
-        problems.push(error.message);
+        problems.push({ path, line: error.message });
         return node;
       }
     }

@@ -4,7 +4,7 @@
  * least 32 bytes or a JWKS address (https, or http on loopback), never both; `required`
  * needs one.
  */
-import { ConfigError, limitsFrom } from '../util/setting-values.js';
+import { limitsFrom } from '../util/setting-values.js';
 import {
   AUTH_MODES,
   MIN_SECRET_BYTES,
@@ -32,26 +32,31 @@ export function loadAuthConfig(env: Env, file?: AuthSettings, fileLabel = 'auth'
     if (fromEnv) values[key] = { value: fromEnv, label: variable };
     else if (fromFile) values[key] = { value: fromFile, label: `${fileLabel}.${key}` };
   }
-  const { mode, secret, jwksUrl, audience, issuer } = values;
-  if (mode && !AUTH_MODES.includes(mode.value as AuthMode))
-    throw new ConfigError(`${mode.label} must be one of ${AUTH_MODES.join(', ')}; it is "${mode.value}"`);
+  const { secret, jwksUrl, audience, issuer } = values;
+  // Every mistake in the block, not only the first; a mode that is not one is said alone.
+  const problems = new Problems();
+  const mode = values.mode && AUTH_MODES.includes(values.mode.value as AuthMode) ? values.mode : undefined;
+  if (values.mode && !mode)
+    problems.add(
+      `${values.mode.label} must be one of ${AUTH_MODES.join(', ')}; it is "${values.mode.value}"`,
+    );
   if (!secret && !jwksUrl) {
-    if (mode)
-      throw new ConfigError(`${mode.label}=${mode.value} needs AALIS_AUTH_SECRET or AALIS_AUTH_JWKS_URL`);
+    if (mode) problems.add(`${mode.label}=${mode.value} needs AALIS_AUTH_SECRET or AALIS_AUTH_JWKS_URL`);
     const stray = audience ?? issuer;
-    if (stray) throw new ConfigError(`${stray.label} needs AALIS_AUTH_SECRET or AALIS_AUTH_JWKS_URL`);
+    if (stray && !values.mode) problems.add(`${stray.label} needs AALIS_AUTH_SECRET or AALIS_AUTH_JWKS_URL`);
+    problems.throwFound();
     return undefined;
   }
-  if (secret && jwksUrl)
-    throw new ConfigError(`${secret.label} and ${jwksUrl.label}: set one of them, not both`);
+  if (secret && jwksUrl) problems.add(`${secret.label} and ${jwksUrl.label}: set one of them, not both`);
   if (secret && Buffer.byteLength(secret.value) < MIN_SECRET_BYTES)
-    throw new ConfigError(
+    problems.add(
       `${secret.label} must be at least ${MIN_SECRET_BYTES} bytes (openssl rand -base64 32 makes one)`,
     );
   if (jwksUrl && !jwksAddressAllowed(jwksUrl.value))
-    throw new ConfigError(
+    problems.add(
       `${jwksUrl.label} must be an https:// URL (http:// only on loopback); it is "${jwksUrl.value}"`,
     );
+  problems.throwFound();
   return {
     mode: (mode?.value as AuthMode | undefined) ?? 'optional',
     ...(secret ? { secret: secret.value } : {}),

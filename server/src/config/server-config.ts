@@ -6,7 +6,7 @@
  * first.
  */
 import type { Greeting } from '../sessions/session-hub.js';
-import { readConfigFile, type ApprovalPolicy, type ConfigFile } from './config-file.js';
+import { inspectConfigFile, type ApprovalPolicy, type ConfigFile } from './config-file.js';
 import { isSet, overriddenByEnvironment, withFileProvider } from './file-environment.js';
 import { ConfigError, chooseProviderName } from '../providers/from-env.js';
 import type { AuthConfig } from '../identity/auth-config.js';
@@ -17,6 +17,7 @@ import type { McpServersConfig } from '../tools/mcp/config.js';
 import { listenHostEntry } from '../transport/host-guard.js';
 import type { IpLimitValues } from '../transport/ip-limits.js';
 import { Problems } from './problems.js';
+import { providerProblems } from './provider-problems.js';
 import { loadAuthConfig, loadLimits } from './load-access.js';
 import {
   dataDirFrom,
@@ -182,14 +183,25 @@ export interface LoadedConfig {
 
 /**
  * The whole configuration as `aalis-server` reads it: the file named by `configPath`
- * (`--config`), else by `AALIS_CONFIG`, if any, and the environment over it.
+ * (`--config`), else by `AALIS_CONFIG`, if any, and the environment over it. Every mistake
+ * is found, in the file, then in the variables, then in the provider's settings, and all
+ * are thrown as one ConfigError, a line each: a part of the file with a mistake is left
+ * out, and the environment is checked over the rest.
  */
 export function loadServerConfig({ configPath, env }: { configPath?: string; env: Env }): LoadedConfig {
   const path = configPath ?? (env.AALIS_CONFIG?.trim() || undefined);
-  const file = path === undefined ? undefined : readConfigFile(path, env);
+  const problems = new Problems();
+  const inspected = path === undefined ? undefined : inspectConfigFile(path, env);
+  problems.add(...(inspected?.problems ?? []).map((line) => `${path}: ${line}`));
+  const file = inspected?.file;
+  const config = problems.catch(() => loadConfig(env, file));
+  const merged = withFileProvider(env, file);
+  // Which provider is meant is unknown while the file's provider block is wrong.
+  if (!inspected || (file && !inspected.leftOut.has('provider'))) problems.add(...providerProblems(merged));
+  problems.throwFound();
   return {
-    config: loadConfig(env, file),
-    env: withFileProvider(env, file),
+    config: config!,
+    env: merged,
     file,
     overridden: file ? overriddenByEnvironment(env, file) : [],
   };
