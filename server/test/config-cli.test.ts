@@ -268,6 +268,63 @@ describe('every mistake at once, each naming its field and what it takes', slow,
   });
 });
 
+describe('a failing MCP server: its exit code and the last lines of its stderr', slow, () => {
+  const boom = {
+    command: process.execPath,
+    args: ['-e', "console.error('starting up'); console.error('boom: missing API key'); process.exit(3)"],
+  };
+  const reason = 'the process exited with code 3 before it answered';
+
+  test.concurrent('--check', async () => {
+    const path = configFile({ provider: { name: 'demo' }, mcpServers: { boom } });
+    const { code, out, err } = await run(['--config', path, '--check']);
+    expect(code).toBe(1);
+    expect(out).toContain(
+      `  boom: failed: ${reason}; the last lines of its stderr:\n    starting up\n    boom: missing API key\n`,
+    );
+    expect(err).toBe(
+      `aalis-server: MCP server boom failed: ${reason}; its stderr: starting up | boom: missing API key\n`,
+    );
+  });
+
+  test.concurrent('a normal start logs it, and serves meanwhile', async () => {
+    const path = configFile({ provider: { name: 'demo' }, dataDir: ':memory:', mcpServers: { boom } });
+    const cli = await startCli({ AALIS_CONFIG: path, PORT: '0' }, dir);
+    try {
+      const [line] = await cli.waitForOutput(/^.*"mcpServer":"boom".*$/m);
+      expect(JSON.parse(line)).toMatchObject({
+        level: 40,
+        mcpServer: 'boom',
+        reason,
+        stderr: ['starting up', 'boom: missing API key'],
+        msg: 'MCP server unavailable: its tools are left out until it is back',
+      });
+      expect((await fetch(`${cli.base}/healthz`)).status).toBe(200);
+    } finally {
+      cli.child.kill('SIGKILL');
+    }
+  });
+
+  test.concurrent('whatever it writes, what is said of it stays small', async () => {
+    const flood = {
+      command: process.execPath,
+      args: [
+        '-e',
+        "process.stderr.write('x'.repeat(1 << 20) + '\\n' + 'one more line\\n'.repeat(80000), () => process.exit(1))",
+      ],
+    };
+    const path = configFile({ provider: { name: 'demo' }, mcpServers: { flood } });
+    const { code, out, err } = await run(['--config', path, '--check']);
+    expect(code).toBe(1);
+    expect(err).toMatch(
+      /^aalis-server: MCP server flood failed: the process exited with code 1 before it answered; its stderr: one more line \| one more line/,
+    );
+    // 2 MB written; at most 20 lines, 4 KB, are kept.
+    expect(err.length).toBeLessThan(4_096 + 200);
+    expect(out.length).toBeLessThan(10_000);
+  });
+});
+
 describe('serving with a configuration file', slow, () => {
   test("the file's provider, model and system prompt reach the model, the environment wins, and no built-in tool is offered with a real provider", async () => {
     const upstream = await startFakeUpstream([{ body: textAnswer('Hello from the shop.'), byEvent: true }]);

@@ -31,7 +31,11 @@ describe('describeMcpServers', () => {
       },
       { server: 'picky', tools: [{ name: 'add-tool', description: 'Adds a tool to this server.' }] },
       { server: 'missing', error: 'the command "/nonexistent/mcp-server" was not found' },
-      { server: 'crashing', error: 'the process exited before it answered: bad config: no API key' },
+      {
+        server: 'crashing',
+        error: 'the process exited with code 3 before it answered',
+        stderr: ['bad config: no API key'],
+      },
     ]);
     // In parallel: about one server's time, not the sum of four.
     expect(Date.now() - started).toBeLessThan(4_000);

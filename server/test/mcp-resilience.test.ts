@@ -47,16 +47,15 @@ describe('MCP servers that misbehave', () => {
     await expect(failed).rejects.toThrow(
       'the MCP server "crashy" stopped while running the tool; it is being restarted',
     );
-    expect(logger.entries).toContainEqual(
-      expect.objectContaining({
-        level: 'warn',
-        object: expect.objectContaining({
-          mcpServer: 'crashy',
-          reason: 'it stopped',
-          stderr: ['crashing on purpose'],
-        }),
-      }),
+    // Said once its stderr is read to the end: its exit code and its last words.
+    const stopped = await waitFor(
+      () => logger.entries.find((entry) => entry.level === 'warn' && entry.object.mcpServer === 'crashy'),
+      'the stop logged',
     );
+    expect(stopped.object).toMatchObject({
+      reason: 'it stopped: the process exited with code 1',
+      stderr: ['crashing on purpose'],
+    });
     // What the server wrote to stderr also went to the log, line by line, at debug.
     expect(logger.entries).toContainEqual(
       expect.objectContaining({

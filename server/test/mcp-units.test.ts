@@ -163,6 +163,21 @@ describe('what servers send besides results', () => {
     expect(tail.lines).toEqual(['a line far…', 'last']);
   });
 
+  test('stderr: the tail is bounded in characters as well as lines, whatever the server writes', () => {
+    const tail = new StderrTail(() => {}, { maxLineChars: 100, keepLines: 20, maxChars: 250 });
+    for (let i = 0; i < 10; i++) tail.write(`${String(i).repeat(100)}\n`);
+    expect(tail.lines).toEqual(['8'.repeat(100), '9'.repeat(100)]);
+    tail.write('z'.repeat(1_000_000));
+    expect(tail.lines).toEqual(['9'.repeat(100), `${'z'.repeat(100)}…`]);
+    // By default: 20 lines, 4 KB.
+    const flooded = new StderrTail(() => {});
+    flooded.write('x'.repeat(1 << 20));
+    flooded.write(`\n${'a line of forty characters, give or take\n'.repeat(10_000)}`);
+    expect(flooded.lines).toHaveLength(20);
+    flooded.write(`${'y'.repeat(900)}\n`.repeat(10));
+    expect(flooded.lines.join('').length).toBeLessThanOrEqual(4_096);
+  });
+
   test('retry waits: 1 s doubling to 60 s, ±20%', () => {
     const nominal = [1, 2, 3, 4, 5, 6, 7, 10].map((failures) => retryDelayMs(failures, {}, () => 0.5));
     expect(nominal).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000]);

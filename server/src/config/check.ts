@@ -2,8 +2,9 @@
  * `aalis-server --check`: the configuration as the server would run it (the file with the
  * environment over it), every setting in the order and with the masks of the settings'
  * descriptions (settings-report.ts), and the tools each MCP server offers. Exit 0 when
- * every MCP server answered, 1 when one did not (each with its one-line reason); a
- * mistake in the configuration is found before this runs, and exits 2.
+ * every MCP server answered, 1 when one did not (each with its one-line reason: a
+ * process's exit code and the last lines of its stderr); every mistake in the
+ * configuration is found before this runs, and exits 2.
  */
 import { IN_MEMORY, type LoadedConfig } from './server-config.js';
 import { settingsReport } from './settings-report.js';
@@ -16,7 +17,12 @@ import {
   chooseProviderName,
   providerFromEnv,
 } from '../providers/from-env.js';
-import { describeMcpServers, isStdioServer, type McpServersConfig } from '../tools/mcp/index.js';
+import {
+  describeMcpServers,
+  isStdioServer,
+  type McpServerDescription,
+  type McpServersConfig,
+} from '../tools/mcp/index.js';
 
 /** How long each MCP server has to start, answer and list its tools. */
 export const CHECK_TIMEOUT_MS = 10_000;
@@ -97,16 +103,21 @@ export async function checkConfiguration(
   const described = await describeMcpServers(config.mcpServers, {
     timeoutMs,
     reservedNames: config.builtinTools,
-  }).catch((error: unknown) =>
-    servers.map((server) => ({ server, error: (error as Error).message, tools: undefined })),
+  }).catch((error: unknown): McpServerDescription[] =>
+    servers.map((server) => ({ server, error: (error as Error).message })),
   );
   let failed = 0;
-  for (const { server, tools, error } of described) {
+  for (const { server, tools, error, stderr = [] } of described) {
     if (!tools) {
       failed++;
+      // Its own last words (bounded), often the real reason: npm's is above its last line.
       const reason = oneLine(error ?? 'no answer');
-      out(`  ${server}: failed: ${reason}`);
-      err(`aalis-server: MCP server ${server} failed: ${reason}`);
+      const lines = stderr.map(oneLine).filter(Boolean);
+      out(`  ${server}: failed: ${reason}${lines.length ? '; the last lines of its stderr:' : ''}`);
+      for (const line of lines) out(`    ${line}`);
+      err(
+        `aalis-server: MCP server ${server} failed: ${reason}${lines.length ? `; its stderr: ${lines.join(' | ')}` : ''}`,
+      );
       continue;
     }
     out(`  ${server}: ${tools.length} ${tools.length === 1 ? 'tool' : 'tools'}`);

@@ -3,6 +3,7 @@
  * names the model will see, or why it could not be reached. Every server is opened in
  * parallel, asked for its tools, and closed again.
  */
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServersConfig } from './config.js';
 import { openMcpClient } from './open-client.js';
 import { selectTools } from './select-tools.js';
@@ -18,8 +19,10 @@ export interface McpServerDescription {
     /** The server's own name for it, when the model sees another. */
     originalName?: string;
   }>;
-  /** Why it could not be reached, when it could not. */
+  /** Why it could not be reached, when it could not (a process's exit code or signal in it). */
   error?: string;
+  /** The last lines a stdio server that failed wrote to its stderr, oldest first (bounded). */
+  stderr?: string[];
 }
 
 export interface DescribeMcpServersOptions {
@@ -32,20 +35,27 @@ export interface DescribeMcpServersOptions {
   reservedNames?: readonly string[];
 }
 
+/** One server's tools as it listed them, or why it could not. */
+interface Outcome {
+  server: string;
+  tools?: Tool[];
+  error?: string;
+  stderr?: string[];
+}
+
 export async function describeMcpServers(
   servers: McpServersConfig,
   options: DescribeMcpServersOptions,
 ): Promise<McpServerDescription[]> {
   const outcomes = await Promise.all(
-    Object.entries(servers).map(async ([server, config]) => {
+    Object.entries(servers).map(async ([server, config]): Promise<Outcome> => {
       try {
         const session = await openMcpClient(config, { timeoutMs: options.timeoutMs });
         await session.close();
         return { server, tools: selectTools(session.tools, config.tools).tools };
       } catch (error) {
         const { message, stderr = [] } = error as { message: string; stderr?: string[] };
-        const lastLine = stderr.at(-1);
-        return { server, error: lastLine ? `${message}: ${lastLine}` : message };
+        return { server, error: message, ...(stderr.length ? { stderr } : {}) };
       }
     }),
   );
@@ -55,8 +65,8 @@ export async function describeMcpServers(
     new Set(options.reservedNames ?? []),
   );
   let next = 0;
-  return outcomes.map(({ server, tools, error }) => {
-    if (!tools) return { server, error: error ?? 'unknown error' };
+  return outcomes.map(({ server, tools, error, stderr }) => {
+    if (!tools) return { server, error: error ?? 'unknown error', ...(stderr ? { stderr } : {}) };
     return {
       server,
       tools: tools.map((tool) => {

@@ -6,7 +6,6 @@
  */
 import { createRequire } from 'node:module';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
@@ -22,6 +21,7 @@ import { formatSeconds } from '../../util/format-seconds.js';
 import { stdioServerEnvironment } from './child-environment.js';
 import { isStdioServer, type McpServerConfig } from './config.js';
 import { StderrTail } from './stderr-tail.js';
+import { WatchedStdioTransport, exitText, type ProcessExit } from './stdio-process.js';
 
 export interface OpenClientOptions {
   /** For the transport, the handshake and the list of tools together. */
@@ -42,6 +42,10 @@ export interface OpenClient {
   tools: Tool[];
   /** The last lines of a stdio server's stderr. */
   stderr: StderrTail | undefined;
+  /** How a stdio server's process ended, once it has. */
+  readonly exit: ProcessExit | undefined;
+  /** Settles once all a stdio server's process wrote to stderr has been read (it ended). */
+  stderrRead(): Promise<void>;
   /** Ends the session; a stdio server's process is stopped (stdin closed, then signals). */
   close(): Promise<void>;
 }
@@ -53,6 +57,8 @@ export class McpConnectError extends Error {
     message: string,
     /** The last lines the server wrote to its stderr, often the real reason. */
     readonly stderr: string[] = [],
+    /** How a stdio server's process ended, when it did before it answered. */
+    readonly exit?: ProcessExit,
   ) {
     super(message);
   }
@@ -74,6 +80,8 @@ export async function openMcpClient(
 ): Promise<OpenClient> {
   const stderr = isStdioServer(config) ? new StderrTail(options.onStderrLine ?? (() => {})) : undefined;
   const transport = createTransport(config, stderr);
+  const watched = transport instanceof WatchedStdioTransport ? transport : undefined;
+  const stderrRead = async () => watched?.stderrRead();
   const client = new Client(CLIENT_INFO, { capabilities: {} });
   // Set before connecting: a server may change its list right after the handshake (the
   // reference server does), before `connect` has even returned.
@@ -91,16 +99,29 @@ export async function openMcpClient(
     await client.connect(transport, requestOptions);
     const tools = await listAllTools(client, requestOptions);
     opened = true;
-    return { client, tools, stderr, close };
+    return {
+      client,
+      tools,
+      stderr,
+      get exit() {
+        return watched?.exit;
+      },
+      stderrRead,
+      close,
+    };
   } catch (error) {
+    // Before closing: an exit afterwards would be ours (stdin closed, then signals).
+    const exit = watched?.exit;
     await close().catch(() => {});
-    const lines = stderr?.lines ?? [];
+    await stderrRead();
     const reason = options.signal?.aborted
       ? 'closed while it was starting'
-      : deadline.aborted
-        ? `no answer within ${formatSeconds(options.timeoutMs)}`
-        : connectFailureReason(error, config);
-    throw new McpConnectError(reason, lines);
+      : exit
+        ? `the process ${exitText(exit)} before it answered`
+        : deadline.aborted
+          ? `no answer within ${formatSeconds(options.timeoutMs)}`
+          : connectFailureReason(error, config);
+    throw new McpConnectError(reason, stderr?.lines ?? [], exit);
   }
 }
 
@@ -122,17 +143,16 @@ export async function listAllTools(
 
 function createTransport(config: McpServerConfig, stderr: StderrTail | undefined): Transport {
   if (isStdioServer(config)) {
-    const transport = new StdioClientTransport({
-      command: config.command,
-      args: config.args ?? [],
-      env: stdioServerEnvironment(config.env),
-      ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
-      // Never 'inherit': its output would mix into ours unlabelled, in amounts out of
-      // our hands. Piped, it goes to the log line by line (StderrTail).
-      stderr: 'pipe',
-    });
-    transport.stderr?.on('data', (chunk: Buffer) => stderr?.write(chunk));
-    return transport;
+    // Its stderr goes to the log line by line, and its last lines say why it failed.
+    return new WatchedStdioTransport(
+      {
+        command: config.command,
+        args: config.args ?? [],
+        env: stdioServerEnvironment(config.env),
+        ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+      },
+      stderr!,
+    );
   }
   return new StreamableHTTPClientTransport(new URL(config.url), {
     requestInit: { headers: config.headers ?? {} },

@@ -19,6 +19,7 @@ import {
   type OpenClient,
 } from './open-client.js';
 import { reportProgress } from './progress-update.js';
+import { exitText } from './stdio-process.js';
 import { retryDelayMs, type RetryPolicy, DEFAULT_RETRY_MAX_MS } from './retry-delay.js';
 import { selectTools } from './select-tools.js';
 
@@ -203,15 +204,23 @@ export class McpServerConnection {
   /** The session ended under us: tools withdrawn, then a new attempt after a wait. */
   #lost(attempt: Attempt, reason: string): void {
     if (this.#attempt !== attempt || this.#closed) return;
-    const stderr = attempt.session?.stderr?.lines ?? [];
+    const session = attempt.session;
     this.#attempt = undefined;
-    void attempt.session?.close().catch(() => {});
+    void session?.close().catch(() => {});
     this.#tools = [];
     this.#options.onToolsChanged();
     // A server that ran a good while before it stopped starts again from the first wait.
     if (Date.now() - this.#connectedAt >= (this.#options.retry.maxMs ?? DEFAULT_RETRY_MAX_MS))
       this.#failures = 0;
-    this.#retryLater(reason, stderr);
+    // Said once the last of its stderr is read: its last words are often the reason.
+    void (session?.stderrRead() ?? Promise.resolve()).then(() => {
+      if (this.#closed || this.#attempt !== undefined) return;
+      const exit = session?.exit;
+      this.#retryLater(
+        exit ? `${reason}: the process ${exitText(exit)}` : reason,
+        session?.stderr?.lines ?? [],
+      );
+    });
   }
 
   #retryLater(reason: string, stderr: string[]): void {
