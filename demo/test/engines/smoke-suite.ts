@@ -16,6 +16,7 @@ import { CARD, E2E, SCREENSHOTS, freePort } from '../e2e-harness.js';
 import { launchChromium } from './chromium.js';
 import { waitFor, type Engine, type EngineName, type EnginePage } from './engine.js';
 import { launchFirefox } from './firefox.js';
+import { reconnectTests } from './reconnect-suite.js';
 import { launchWebKit } from './webkit.js';
 
 ensureEngines();
@@ -159,6 +160,8 @@ export function smokeSuite(name: EngineName): void {
       return page;
     }
 
+    /** What a test asked to be done after it (reconnect-suite.ts: its proxy closed). */
+    const deferred: Array<() => Promise<void>> = [];
     afterEach(async () => {
       try {
         await page?.close();
@@ -167,13 +170,14 @@ export function smokeSuite(name: EngineName): void {
         await site?.close();
         site = undefined;
         await e2e.stop();
+        for (const close of deferred.splice(0)) await close();
       }
     });
 
     /** The examples, served from an origin of their own and pointed at the chat server. */
-    async function examplesSite(): Promise<{ url: string }> {
+    async function examplesSite(chatServer?: string): Promise<{ url: string }> {
       e2e.port ||= await freePort();
-      site = await serveExamples({ port: 0, chatServer: `http://127.0.0.1:${e2e.port}` });
+      site = await serveExamples({ port: 0, chatServer: chatServer ?? `http://127.0.0.1:${e2e.port}` });
       return site!;
     }
 
@@ -371,5 +375,7 @@ export function smokeSuite(name: EngineName): void {
       };
       expect(await page.evaluate(send)).toEqual(['rgb(11, 110, 79)', '999px']);
     }, 60_000);
+
+    reconnectTests({ e2e, open, examplesSite, ask: askIn, defer: (close) => void deferred.push(close) });
   });
 }

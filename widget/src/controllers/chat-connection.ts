@@ -57,6 +57,10 @@ export class ChatConnection implements ReactiveController {
   }
 
   hostConnected(): void {
+    // The first attempt is on its way: "Connecting", never "Offline" with a Retry that has
+    // nothing to retry, which is what a page painted before it (and a slow engine showed
+    // it for seconds, WebKit's frames coming late under load).
+    this.state = 'connecting';
     // Not at once: properties bound in the same template settle first, and `before` arrives.
     const waited = new Promise((resolve) => {
       setTimeout(resolve, BEFORE_CONNECT_MS);
@@ -68,6 +72,7 @@ export class ChatConnection implements ReactiveController {
   hostDisconnected(): void {
     this.#connection?.close();
     this.#connection = undefined;
+    this.state = 'offline';
     this.#openedWith = undefined;
     clearInterval(this.#retryTicker);
   }
@@ -218,11 +223,16 @@ export class ChatConnection implements ReactiveController {
     this.host.dispatchEvent(new AalisErrorEvent(code, reason));
   }
 
-  /** Asks the server whether this page's origin is allowed; true (and a visible error) when not. */
+  /**
+   * Asks the server whether this page's origin is allowed; true (and a visible error) when
+   * it answers, in so many words, that it is not. No answer, an error status or a body that
+   * is not the server's (a proxy's error page) is no refusal: the retrying goes on.
+   */
   async #checkOrigin(): Promise<boolean> {
     try {
       const response = await fetch(new URL('origin-check', this.serverBase), { cache: 'no-store' });
-      const { allowed } = (await response.json()) as { allowed?: boolean };
+      if (!response.ok) return false;
+      const { allowed } = (await response.json()) as { allowed?: unknown };
       if (allowed !== false) return false;
     } catch {
       return false;
