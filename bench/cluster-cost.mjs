@@ -92,7 +92,10 @@ try {
       const step = await scaleStep(Number(sessions), {
         seconds: Number(seconds),
         warmUp: 20,
-        serverEnv: name === 'redis' ? { AALIS_REDIS_URL: redis.url } : {},
+        serverEnv:
+          name === 'redis'
+            ? { AALIS_REDIS_URL: redis.url, AALIS_AUTH_SECRET: 'a-bench-secret-of-at-least-32-bytes!!!' }
+            : {},
       });
       const redisMs = ((await redis.cpuSeconds()) - before) * 1000;
       if (step.finalExact !== Number(sessions) || step.lost)

@@ -89,9 +89,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
       ? `history in PostgreSQL at ${maskUrl(config.databaseUrl)}`
       : config.dataDir
         ? `history in ${config.dataDir}`
-        : config.auth?.secret
-          ? 'history in memory (AALIS_DATA_DIR=:memory:): lost on restart'
-          : "history and visitors' keys in memory (AALIS_DATA_DIR=:memory:): lost on restart";
+        : `history in memory (AALIS_DATA_DIR=:memory:): lost on restart${config.auth?.secret ? '' : ", and so are visitors' keys"}`;
     const where = config.redisUrl
       ? `${history}, live sessions shared through ${maskUrl(config.redisUrl)}`
       : history;

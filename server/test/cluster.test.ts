@@ -104,6 +104,8 @@ async function startInstance(): Promise<Instance> {
       OPENAI_BASE_URL: upstream.url,
       AALIS_MODEL: 'test-model',
       AALIS_REDIS_URL: redis.url,
+      // Instances share one signing key (a cluster refuses to start without one).
+      AALIS_AUTH_SECRET: 'a-cluster-secret-of-at-least-32-bytes!!',
       AALIS_DATABASE_URL: postgres.url,
       AALIS_TURN_LEASE_MS: String(LEASE_MS),
       AALIS_CONFIG: join(dir, 'aalis.config.json'),
@@ -174,9 +176,9 @@ describe('three instances behind nginx, on Redis and PostgreSQL', () => {
   test('tabs on three instances see the same frames in the same order', async () => {
     replies.push(...slowToolCall(15));
     const [a, b, c] = await Promise.all(instances.map((i) => connect(i.url)));
-    const { sessionId } = await a!.hello();
-    await b!.hello(sessionId);
-    await c!.hello(sessionId);
+    const { sessionId, anonymousKey } = await a!.hello();
+    await b!.hello(sessionId, undefined, anonymousKey);
+    await c!.hello(sessionId, undefined, anonymousKey);
     const from = [a!, b!, c!].map((t) => t.frames.length);
     b!.send({ type: 'send', text: 'what time is it in Paris?' });
     await Promise.all([a!, b!, c!].map((t, i) => t.turnEnd(from[i])));
@@ -190,7 +192,7 @@ describe('three instances behind nginx, on Redis and PostgreSQL', () => {
   test('a reload lands on another instance mid tool call: same startedAt, rising counts, the answer', async () => {
     replies.push(...slowToolCall(40));
     const first = await connect(nginx.url.replace(/^http/, 'ws') + '/ws');
-    const { sessionId } = await first.hello();
+    const { sessionId, anonymousKey } = await first.hello();
     first.send({ type: 'send', text: 'what time is it in Paris?' });
     const progress = await first.next(
       (f) => f.type === 'stream' && (f.toolCallProgress?.charsAccumulated ?? 0) > 20,
@@ -204,7 +206,7 @@ describe('three instances behind nginx, on Redis and PostgreSQL', () => {
     for (let reload = 0; reload < 2; reload++) {
       second?.socket.close();
       second = await connect(nginx.url.replace(/^http/, 'ws') + '/ws');
-      await second.hello(sessionId);
+      await second.hello(sessionId, undefined, anonymousKey);
       const resume = await second.next((f) => f.type === 'stream_resume');
       resumed.push((resume as Extract<ServerFrame, { type: 'stream_resume' }>).toolCallsProgress[0]!);
     }
@@ -225,8 +227,8 @@ describe('three instances behind nginx, on Redis and PostgreSQL', () => {
   test('busy holds across instances, and Stop from a tab on another instance stops the turn', async () => {
     replies.push(slowText(80));
     const [a, b] = await Promise.all([connect(instances[0]!.url), connect(instances[1]!.url)]);
-    const { sessionId } = await a!.hello();
-    await b!.hello(sessionId);
+    const { sessionId, anonymousKey } = await a!.hello();
+    await b!.hello(sessionId, undefined, anonymousKey);
     a!.send({ type: 'send', text: 'talk slowly' });
     await b!.next((f) => f.type === 'stream' && Boolean(f.contentDelta));
     b!.send({ type: 'send', text: 'me too', clientMessageId: 'c2' });
@@ -243,8 +245,8 @@ describe('three instances behind nginx, on Redis and PostgreSQL', () => {
   test('an approval asked on one instance is answered from a tab on another', async () => {
     replies.push(...calculatorCall());
     const [a, b] = await Promise.all([connect(instances[0]!.url), connect(instances[1]!.url)]);
-    const { sessionId } = await a!.hello();
-    await b!.hello(sessionId);
+    const { sessionId, anonymousKey } = await a!.hello();
+    await b!.hello(sessionId, undefined, anonymousKey);
     a!.send({ type: 'send', text: 'what is 6*7?' });
     const asked = await b!.next((f) => f.type === 'tool_approval_request');
     expect(asked).toMatchObject({ callId: 'call_calc', name: 'calculator' });
@@ -261,8 +263,8 @@ describe('three instances behind nginx, on Redis and PostgreSQL', () => {
   test("a visitor's feedback on one instance reaches the tab on another", async () => {
     replies.push({ body: textAnswer('Noon.') });
     const [a, b] = await Promise.all([connect(instances[0]!.url), connect(instances[1]!.url)]);
-    const { sessionId } = await a!.hello();
-    await b!.hello(sessionId);
+    const { sessionId, anonymousKey } = await a!.hello();
+    await b!.hello(sessionId, undefined, anonymousKey);
     a!.send({ type: 'send', text: 'time?' });
     const { message } = await a!.turnEnd();
     await b!.turnEnd();
@@ -279,8 +281,8 @@ describe('three instances behind nginx, on Redis and PostgreSQL', () => {
   test('kill -9 of the owner mid-turn: another instance ends the turn once, as interrupted; the next send works', async () => {
     replies.push(...slowToolCall(60));
     const [a, b] = await Promise.all([connect(instances[0]!.url), connect(instances[1]!.url)]);
-    const { sessionId } = await a!.hello();
-    await b!.hello(sessionId);
+    const { sessionId, anonymousKey } = await a!.hello();
+    await b!.hello(sessionId, undefined, anonymousKey);
     a!.send({ type: 'send', text: 'what time is it in Paris?' });
     await b!.next((f) => f.type === 'stream' && (f.toolCallProgress?.charsAccumulated ?? 0) > 10);
     instances[0]!.child.kill('SIGKILL');
@@ -297,7 +299,7 @@ describe('three instances behind nginx, on Redis and PostgreSQL', () => {
     expect(b!.of('message')).toHaveLength(1);
     // The history says so on every instance.
     const c = await connect(instances[2]!.url);
-    const ready = await c.hello(sessionId);
+    const ready = await c.hello(sessionId, undefined, anonymousKey);
     expect(ready.messages.map((m) => [m.role, m.status ?? null])).toEqual([
       ['user', null],
       ['assistant', 'error'],
@@ -313,8 +315,8 @@ describe('three instances behind nginx, on Redis and PostgreSQL', () => {
   test('Redis restarted mid-turn: the turn finishes, every tab converges; Redis gone refuses new turns', async () => {
     replies.push(slowText(60));
     const [a, b] = await Promise.all([connect(instances[1]!.url), connect(instances[2]!.url)]);
-    const { sessionId } = await a!.hello();
-    await b!.hello(sessionId);
+    const { sessionId, anonymousKey } = await a!.hello();
+    await b!.hello(sessionId, undefined, anonymousKey);
     a!.send({ type: 'send', text: 'talk slowly' });
     await b!.next((f) => f.type === 'stream' && Boolean(f.contentDelta));
     await redis.restart();
@@ -331,7 +333,7 @@ describe('three instances behind nginx, on Redis and PostgreSQL', () => {
     expect(refused).toMatchObject({ code: 'unavailable' });
     // A reload meanwhile still opens the conversation, from the history.
     const reloaded = await connect(instances[2]!.url);
-    const ready = await reloaded.hello(sessionId);
+    const ready = await reloaded.hello(sessionId, undefined, anonymousKey);
     expect(ready.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
     await redis.restart();
     replies.push({ body: textAnswer('Back again.') });

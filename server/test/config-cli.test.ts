@@ -110,6 +110,7 @@ describe('a mistake is one line and exit 2', slow, () => {
       const port = await closedPort();
       const redis = await run([], {
         AALIS_REDIS_URL: `redis://:hunter2@127.0.0.1:${port}`,
+        AALIS_AUTH_SECRET: 'a-cluster-secret-of-at-least-32-bytes!!',
         AALIS_DATA_DIR: ':memory:',
       });
       expect(redis.code).toBe(2);

@@ -425,6 +425,18 @@ describe('every mistake is found, one line each', () => {
     );
   });
 
+  test('a cluster needs one signing key for all its instances: AALIS_AUTH_SECRET', () => {
+    expect(() => loadConfig({ AALIS_REDIS_URL: 'redis://127.0.0.1:6379' })).toThrow(
+      new ConfigError(
+        'AALIS_REDIS_URL: the instances of a cluster must share one signing key: set AALIS_AUTH_SECRET (openssl rand -base64 32), the same on every instance',
+      ),
+    );
+    const secret = 'a-cluster-secret-of-at-least-32-bytes!!';
+    expect(
+      loadConfig({ AALIS_REDIS_URL: 'redis://127.0.0.1:6379', AALIS_AUTH_SECRET: secret }).redisUrl,
+    ).toBe('redis://127.0.0.1:6379');
+  });
+
   test('in the environment: each variable, each entry of a list', () => {
     expect(() =>
       loadConfig({

@@ -146,6 +146,8 @@ describe('Host: the server answers only to its own names (DNS rebinding)', () =>
       PORT: '0',
       LOG_LEVEL: 'silent',
       AALIS_DATA_DIR: ':memory:',
+      // The host's own page at / (the server's is off).
+      AALIS_PAGE: 'off',
     });
     whole = await createAalisServer(config, {});
     whole.app.get('/', async () => 'the page');

@@ -98,12 +98,14 @@ export class TestClient {
     this.socket.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
   }
 
-  hello(sessionId?: string, token?: string): Promise<ServerFrame & { type: 'ready' }> {
+  /** `anonymousKey`: the key an earlier `ready` gave this visitor (another tab of the same browser). */
+  hello(sessionId?: string, token?: string, anonymousKey?: string): Promise<ServerFrame & { type: 'ready' }> {
     this.send({
       type: 'hello',
       protocol: 1,
       ...(sessionId ? { sessionId } : {}),
       ...(token ? { token } : {}),
+      ...(anonymousKey ? { anonymousKey } : {}),
     });
     return this.next((f): f is ServerFrame & { type: 'ready' } => f.type === 'ready');
   }

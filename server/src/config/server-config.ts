@@ -133,6 +133,12 @@ export function loadConfig(env: Env, file?: ConfigFile): ServerConfig {
   );
   const turnLeaseMs = problems.catch(() => wholeSetting(env, 'turnLeaseMs', settings.turnLeaseMs)) ?? 0;
   const redisUrl = problems.catch(() => serviceUrl(env, 'redisUrl', settings.redisUrl));
+  // Each instance would otherwise make its own signing key in its own data folder, and a
+  // visitor's key from one would be a stranger's on the next.
+  if (redisUrl && !auth?.secret && !(auth?.jwksUrl && auth.mode === 'required'))
+    problems.add(
+      'AALIS_REDIS_URL: the instances of a cluster must share one signing key: set AALIS_AUTH_SECRET (openssl rand -base64 32), the same on every instance',
+    );
   const databaseUrl = problems.catch(() => serviceUrl(env, 'databaseUrl', settings.databaseUrl));
   const images = loadImageConfig(env, settings.images, problems);
   const page = problems.catch(() => onOffSetting(env, 'page')) ?? settings.page ?? true;

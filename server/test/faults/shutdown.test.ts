@@ -39,7 +39,7 @@ test('a turn stopped by SIGTERM is stored as stopped by the server, and a restar
     { body: fixture('openai-long-tool-call.sse'), pieces: 600, delayMs: 5 },
   ]);
   let client = await TestClient.open(await start());
-  const { sessionId } = await client.hello();
+  const { sessionId, anonymousKey } = await client.hello();
   client.send({ type: 'send', text: 'write the long file' });
   await client.next((f) => f.type === 'stream' && !!f.toolCallProgress);
   const exited = new Promise((resolve) => child!.on('close', resolve));
@@ -52,7 +52,8 @@ test('a turn stopped by SIGTERM is stored as stopped by the server, and a restar
   });
 
   client = await TestClient.open(await start());
-  const ready = await client.hello(sessionId);
+  // The same browser, with the key the server gave it.
+  const ready = await client.hello(sessionId, undefined, anonymousKey);
   expect(ready.messages.map((m) => [m.role, m.status ?? null, m.error?.code ?? null])).toEqual([
     ['user', null, null],
     ['assistant', 'error', 'shutting_down'],
