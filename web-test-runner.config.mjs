@@ -1,5 +1,7 @@
 // Browser tests (*.browser.test.ts, and everything under widget/) in headless Debian
-// Chromium. See ../shared/ENGINEERING.md for why each option is here.
+// Chromium. Each option is there for this machine: Debian's Chromium, run as root without a GPU
+// (--no-sandbox, --disable-dev-shm-usage, --disable-gpu; scripts/ensure-chromium.mjs), and the
+// widget's decorators, which need its tsconfig.
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { defaultReporter } from '@web/test-runner';
 import { chromeLauncher } from '@web/test-runner-chrome';

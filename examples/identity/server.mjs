@@ -35,6 +35,7 @@ const page = `<!doctype html>
   <head>
     <meta charset="utf-8" />
     <title>Aalis Chat: signed visitors</title>
+    <link rel="icon" href="data:," />
     <style>body { font-family: system-ui, sans-serif; max-width: 48rem; margin: 2rem auto; } aalis-chat { --aalis-height: 70vh; }</style>
   </head>
   <body>
