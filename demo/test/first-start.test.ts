@@ -82,7 +82,9 @@ describe('every start serves a page to chat on', () => {
       expect(box.y + box.height).toBeLessThanOrEqual(800);
     }
     await starters.first().click();
-    await expect.poll(() => page.locator('aalis-chat .bubble.user').textContent()).toContain('What can you do?');
+    await expect
+      .poll(() => page.locator('aalis-chat .bubble.user').textContent())
+      .toContain('What can you do?');
     await expect
       .poll(() => page.locator('aalis-chat .bubble.assistant').last().textContent(), { timeout: 20_000 })
       .toContain('scripted demo model');

@@ -102,7 +102,10 @@ export async function createAalisServer(
     // anonymous, its key signed with the server's own key, which the data directory keeps
     // across restarts (identity/anonymous-key.ts). So a conversation is bound to its
     // visitor, the visitor's list and budgets work, with nothing configured.
-    auth: { ...(config.auth ?? { mode: 'optional' }), ...(config.dataDir ? { dataDir: config.dataDir } : {}) },
+    auth: {
+      ...(config.auth ?? { mode: 'optional' }),
+      ...(config.dataDir ? { dataDir: config.dataDir } : {}),
+    },
     budgets: config.budgets,
     // The CLI's server always has per-IP limits (the defaults unless configured).
     ipLimits: config.ipLimits,

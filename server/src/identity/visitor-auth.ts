@@ -79,7 +79,10 @@ export function createVisitorAuth(config: AuthConfig, options: VisitorAuthOption
           : { ok: true, visitor: anonymous(anonymousKey) };
       }
       if (!verifier)
-        return { ok: false, why: 'a token was sent, but no AALIS_AUTH_SECRET or AALIS_AUTH_JWKS_URL is set to check it' };
+        return {
+          ok: false,
+          why: 'a token was sent, but no AALIS_AUTH_SECRET or AALIS_AUTH_JWKS_URL is set to check it',
+        };
       const address = remoteAddress ?? 'unknown';
       if (throttle.blocked(address))
         return { ok: false, why: 'too many failed tokens from this address: not checked' };

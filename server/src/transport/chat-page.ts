@@ -42,8 +42,7 @@ export function setPageHeaders(request: FastifyRequest, reply: FastifyReply): vo
   });
 }
 
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The page, for a visitor who reached the server as `origin` (its scheme and Host). */
 export function chatPageHtml(origin: string): string {

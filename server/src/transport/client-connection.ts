@@ -249,7 +249,8 @@ export class ClientConnection implements Peer {
         if (this.options.token !== undefined && !this.#tokenMatches(frame.token)) {
           return this.close(CloseCode.Unauthorized, 'wrong or missing token');
         }
-        if (auth) return this.#identify(auth, frame, this.options.token === undefined ? frame.token : undefined);
+        if (auth)
+          return this.#identify(auth, frame, this.options.token === undefined ? frame.token : undefined);
         return this.#bind(frame);
       }
       case 'send':

@@ -22,7 +22,7 @@ export class DemoProvider implements ChatProvider {
    */
   static readonly greeting = {
     welcome:
-      "This is the scripted **demo model**: no API key needed. It shows what a chat looks like while a model writes tool calls and runs tools. Pick one, or write anything for the list of what it can show.",
+      'This is the scripted **demo model**: no API key needed. It shows what a chat looks like while a model writes tool calls and runs tools. Pick one, or write anything for the list of what it can show.',
     starters: ['long-tool-call', 'parallel-tools', 'approval', 'markdown'].map(
       (id) => scenarios.find((s) => s.id === id)!.prompt,
     ),
