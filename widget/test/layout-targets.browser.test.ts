@@ -82,18 +82,20 @@ const name = (e: HTMLElement) =>
     .concat(e.getAttribute('aria-label') ?? e.textContent!.trim().slice(0, 20))
     .join(' ');
 
+/** What `ready` says when visitors may attach images (the attach button shows). */
+const uploads = () => ({
+  ticket: 't',
+  expiresAt: Date.now() + 3_600_000,
+  maxBytes: 1e5,
+  maxCount: 2,
+  types: ['image/png'],
+});
+
 /** Every view of the chat with controls in it, each measured: `check` runs in each. */
 async function everyView(mounted: Mounted, check: (view: string) => void): Promise<void> {
   const { el, shadow, frames } = mounted;
   // A visitor the server knows (the conversations button), where images may be attached.
-  const uploads = {
-    ticket: 't',
-    expiresAt: Date.now() + 3_600_000,
-    maxBytes: 1e5,
-    maxCount: 2,
-    types: ['image/png'],
-  };
-  await frames(readyFrame({ messages: HISTORY, anonymousKey: 'k', conversations: true, uploads }));
+  await frames(readyFrame({ messages: HISTORY, anonymousKey: 'k', conversations: true, uploads: uploads() }));
   const details = [...shadow.querySelectorAll('details')];
   check('the transcript, blocks closed');
   for (const d of details) d.open = true;
@@ -218,14 +220,7 @@ for (const viewport of VIEWPORTS) {
       for (const mode of ['inline', 'launcher'] as const) {
         const { el, shadow, frames } = await mountIn(mode, viewport.inlineWidth);
         el.placeholder = 'Ask about a lamp or an order…';
-        const uploads = {
-          ticket: 't',
-          expiresAt: Date.now() + 3_600_000,
-          maxBytes: 1e5,
-          maxCount: 2,
-          types: ['image/png'],
-        };
-        await frames(readyFrame({ uploads }));
+        await frames(readyFrame({ uploads: uploads() }));
         await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
         const box = shadow.querySelector('textarea')!;
         expect(shadow.querySelector('.attach-button'), mode).to.exist;
