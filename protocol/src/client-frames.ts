@@ -10,6 +10,8 @@ export const HelloFrameSchema = v.object({
   token: v.optional(v.pipe(v.string(), v.maxLength(Limits.token))),
   /** The anonymous visitor key a `ready` issued earlier: the same browser, the same visitor. */
   anonymousKey: v.optional(v.pipe(v.string(), v.maxLength(Limits.anonymousKey))),
+  /** The token a bot challenge's widget gave (after `challenge_required`); checked once, then the anonymous key has passed. */
+  challenge: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(Limits.challenge))),
 });
 
 export const SendFrameSchema = v.object({

@@ -67,6 +67,22 @@ export const ErrorCode = {
    * `uploads`), or an image is not one of the session's uploads.
    */
   ImagesUnsupported: 'images_unsupported',
+  /**
+   * A refused `send`: the site's owner has paused the chat (every instance); running
+   * answers finish, new ones start once it is resumed. Nothing to retry on a timer.
+   */
+  Paused: 'paused',
+  /**
+   * A refused `send` from an anonymous visitor: the server wants a bot challenge passed
+   * first. `challenge` says which provider and site key; the client shows the provider's
+   * widget and sends its token in its next `hello` as `challenge`.
+   */
+  ChallengeRequired: 'challenge_required',
+  /**
+   * The `challenge` token of a `hello` did not pass (the provider said no, or could not be
+   * asked): the challenge is shown again. Sent for the hello, before any `send`.
+   */
+  ChallengeFailed: 'challenge_failed',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -83,6 +99,8 @@ export const Limits = {
   token: 1_024,
   /** A server-issued anonymous visitor key (`ready.anonymousKey`) is under 70 characters. */
   anonymousKey: 200,
+  /** A bot challenge's token (Turnstile's are up to 2,048 characters). */
+  challenge: 4_096,
   messageId: 64,
   /** Providers' call ids are short; MCP-style ones stay well under this. */
   callId: 128,

@@ -8,7 +8,7 @@ import { toJsonSchemaDefs } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { PROTOCOL_VERSION } from './constants.js';
 import { clientFrameSchemas } from './client-frames.js';
-import { serverFrameSchemas } from './server-frames.js';
+import { ChallengeSchema, serverFrameSchemas } from './server-frames.js';
 import * as shapes from './shapes.js';
 
 const named = {
@@ -28,6 +28,7 @@ const named = {
   ImageRef: shapes.ImageRefSchema,
   ChatMessage: shapes.ChatMessageSchema,
   TurnStatusEntry: shapes.TurnStatusEntrySchema,
+  Challenge: ChallengeSchema,
 };
 
 const frameName = (type: string, side: 'Client' | 'Server'): string =>

@@ -161,6 +161,14 @@ export const MessageFrameSchema = v.object({
   message: ChatMessageSchema,
 });
 
+/** The bot challenge a `challenge_required` error asks an anonymous visitor to pass. */
+export const ChallengeSchema = v.object({
+  provider: v.picklist(['turnstile', 'hcaptcha']),
+  siteKey: v.string(),
+  /** The provider's script (its default, or the server's `AALIS_CHALLENGE_SCRIPT_URL`). */
+  scriptUrl: v.string(),
+});
+
 /**
  * A clear, human-readable error. With `sessionId` it concerns the session's turn and
  * every connection of the session gets it; without, only the connection that caused it.
@@ -183,6 +191,11 @@ export const ErrorFrameSchema = v.object({
    * `visitor_tokens`, `server_tokens`, `concurrent_turns`); a client treats one it does not know as none.
    */
   limit: v.optional(v.string()),
+  /**
+   * `challenge_required`, `challenge_failed`: the bot challenge to show (`provider`:
+   * `turnstile` or `hcaptcha`, the site key, and the script that draws it).
+   */
+  challenge: v.optional(ChallengeSchema),
 });
 
 /**
@@ -221,6 +234,7 @@ export type ToolExecuteFrame = v.InferOutput<typeof ToolExecuteFrameSchema>;
 export type StreamResumeFrame = v.InferOutput<typeof StreamResumeFrameSchema>;
 export type MessageFrame = v.InferOutput<typeof MessageFrameSchema>;
 export type ErrorFrame = v.InferOutput<typeof ErrorFrameSchema>;
+export type Challenge = v.InferOutput<typeof ChallengeSchema>;
 export type HistoryFrame = v.InferOutput<typeof HistoryFrameSchema>;
 export type TurnStatusFrame = v.InferOutput<typeof TurnStatusFrameSchema>;
 export type ToolApprovalRequestFrame = v.InferOutput<typeof ToolApprovalRequestFrameSchema>;
