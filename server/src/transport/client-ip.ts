@@ -8,15 +8,18 @@
  *   clientIpOf(request.socket.remoteAddress, request.headers['x-forwarded-for']);
  */
 import { isIP } from 'node:net';
+import { canonicalAddress } from './address-form.js';
 
 /** `AALIS_TRUST_PROXY`'s shorthand for 127.0.0.0/8 and ::1. */
 export const LOOPBACK = 'loopback';
 
-/** `::ffff:127.0.0.1` (an IPv4 peer on a dual-stack socket) as `127.0.0.1`; IPv6 in lower case. */
+/**
+ * An address in its one spelling (address-form.ts): `::ffff:127.0.0.1` (an IPv4 peer on a
+ * dual-stack socket) as `127.0.0.1`, IPv6 zero-compressed in lower case. What is not an
+ * address is kept as it is, trimmed and in lower case.
+ */
 export function normalizeAddress(address: string): string {
-  const lower = address.trim().toLowerCase();
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  return mapped ? mapped[1]! : lower;
+  return canonicalAddress(address) ?? address.trim().toLowerCase();
 }
 
 const isLoopback = (address: string): boolean => address === '::1' || /^127\./.test(address);
