@@ -62,7 +62,7 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
   await services.recovered;
   const widget = new WidgetFile(options.widgetFile ?? defaultWidgetFile());
   app.decorate('aalis', { hub, agent, store, widget, events });
-  const { chat, admit, clientIpOf, allowedOrigins, maxFrameBytes } = createChatEndpoint(
+  const { chat, admit, clientIpOf, addressKeyOf, allowedOrigins, maxFrameBytes } = createChatEndpoint(
     services,
     options,
     app.log,
@@ -118,6 +118,8 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
       settings,
       allowedOrigins,
       clientIpOf,
+      addressKeyOf,
+      counters: services.counters,
       guarded: hooks.guarded,
     });
   }

@@ -88,6 +88,12 @@ export interface ChatServices {
   /** Prometheus metrics on a registry of this server's own (`GET /metrics` serves them). */
   metrics: ServerMetrics;
   /**
+   * Where every count that must hold for the whole site and outlive a restart is kept:
+   * the budgets, and the per-address counts of sends and uploads. Redis with `cluster`,
+   * else beside a SQLite history (the data folder), else memory.
+   */
+  counters: BudgetStore;
+  /**
    * What the server announces (transport/chat-events.ts): the hub's turns and feedback,
    * the agent's tool calls, errors logged under an id, and the transport's connections
    * and frames once an adapter runs on these services. The metrics listen here.
@@ -143,7 +149,8 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
     ...(options.approvalTimeoutMs ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}),
     logger: log,
   });
-  const budgets = budgetsFor(options, store);
+  const counters = options.budgetStore ?? budgetStoreFor(store);
+  const budgets = budgetsFor(options, counters);
   const hub = new SessionHub({
     agent,
     store,
@@ -169,13 +176,12 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
     if (event.phase === 'end') events.emit('tool:ran', event);
   });
   metrics.observeHub(hub);
-  return { store, agent, hub, tools, metrics, events, recovered, ...(mcp ? { mcp } : {}) };
+  return { store, agent, hub, tools, metrics, events, counters, recovered, ...(mcp ? { mcp } : {}) };
 }
 
-/** The budgets the options ask for, counting in the store that goes with the history; none when every limit is 0. */
-function budgetsFor(options: ChatServicesOptions, history: HistoryStore): Budgets | undefined {
+/** The budgets the options ask for, counting in `store`; none when every limit is 0. */
+function budgetsFor(options: ChatServicesOptions, store: BudgetStore): Budgets | undefined {
   const limits = { ...NO_BUDGETS, ...options.budgets };
   if (!Object.values(limits).some((limit) => limit > 0)) return undefined;
-  const store = options.budgetStore ?? budgetStoreFor(history);
   return new Budgets({ limits, store, ...(options.sessions?.now ? { now: options.sessions.now } : {}) });
 }

@@ -29,6 +29,8 @@ export interface ChatEndpoint {
   admit: Admit;
   /** A request's client IP: the socket's peer, or X-Forwarded-For from a trusted proxy. */
   clientIpOf: ClientIpOf;
+  /** What a client IP's counts are kept under: itself, or an IPv6 address's /64. */
+  addressKeyOf: (ip: string) => string;
   allowedOrigins: readonly string[];
   /** Largest frame a client may send, for the socket library. */
   maxFrameBytes: number;
@@ -52,6 +54,7 @@ export function createChatEndpoint(
     }),
     admit: createAdmission({ publicHosts: options.publicHosts ?? [], allowedOrigins, ipSide, events }),
     clientIpOf: ipSide.clientIpOf,
+    addressKeyOf: ipSide.keyOf,
     allowedOrigins,
     maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES,
   };

@@ -5,6 +5,7 @@
 import type { AuthConfig } from '../identity/auth-config.js';
 import { createVisitorAuth } from '../identity/visitor-auth.js';
 import type { ConnectionOptions } from './client-connection.js';
+import { DEFAULT_IPV6_PREFIX, addressKey } from './address-form.js';
 import { createClientIp, type ClientIpOf } from './client-ip.js';
 import { IpLimits, type IpLimitOptions, type IpRefusal, type SharedIpRates } from './ip-limits.js';
 
@@ -49,6 +50,8 @@ export interface ChatEndpointOptions {
 /** The per-IP side of an endpoint (ipSideOf). */
 export interface IpSide {
   clientIpOf: ClientIpOf;
+  /** What an address's counts are kept under: itself, or an IPv6 address's /64 (`ipv6Prefix`). */
+  keyOf: (ip: string) => string;
   limits?: IpLimits;
   shared?: SharedIpRates;
 }
@@ -79,9 +82,11 @@ export function connectionOptionsOf(
  */
 export function ipSideOf(options: ChatEndpointOptions): IpSide {
   const clientIpOf = createClientIp(options.ipLimits?.trustProxy ?? []);
-  if (!options.ipLimits) return { clientIpOf };
+  const prefix = options.ipLimits?.ipv6Prefix ?? DEFAULT_IPV6_PREFIX;
+  const keyOf = (ip: string) => addressKey(ip, prefix);
+  if (!options.ipLimits) return { clientIpOf, keyOf };
   const limits = new IpLimits(options.ipLimits);
-  return { clientIpOf, limits, ...(options.sharedIpRates ? { shared: options.sharedIpRates } : {}) };
+  return { clientIpOf, keyOf, limits, ...(options.sharedIpRates ? { shared: options.sharedIpRates } : {}) };
 }
 
 /** A `send` from `ip`: this instance's rate, then the shared one. */

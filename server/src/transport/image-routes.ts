@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import type { ImageRef } from '@aalis/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { HistoryStore } from '../history/store.js';
+import type { BudgetStore } from '../budgets/budget-store.js';
 import type { ClientIpOf } from './client-ip.js';
 import { isOriginAllowed } from './origin.js';
 import { retryAfterSeconds } from './ip-limits.js';
@@ -30,6 +31,10 @@ export interface ImageRoutesOptions {
   /** The host guard and the security headers, as every route of the plugin has them. */
   guarded: onRequestHookHandler[];
   clientIpOf: ClientIpOf;
+  /** What an address's counts are kept under (an IPv6 address's /64): transport/address-form.ts. */
+  addressKeyOf: (ip: string) => string;
+  /** Where the per-address upload counts are kept, shared by every instance and durable (the budgets' store). */
+  counters: BudgetStore;
   now?: () => number;
 }
 

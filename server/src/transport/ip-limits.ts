@@ -21,6 +21,11 @@ export interface IpLimitSettings {
    * 127.0.0.0/8 and ::1. Without any, the client is the socket's peer.
    */
   trustProxy?: string[];
+  /**
+   * How many leading bits of an IPv6 address name one client (default 64: the block any
+   * home router hands out); every per-address count keeps one count per such block.
+   */
+  ipv6Prefix?: number;
 }
 
 export interface IpLimitOptions extends IpLimitSettings {
@@ -30,7 +35,7 @@ export interface IpLimitOptions extends IpLimitSettings {
   maxTrackedIps?: number;
 }
 
-export type IpLimitValues = Required<Omit<IpLimitSettings, 'trustProxy'>>;
+export type IpLimitValues = Required<Omit<IpLimitSettings, 'trustProxy' | 'ipv6Prefix'>>;
 
 export const DEFAULT_IP_LIMITS: IpLimitValues = {
   maxConnections: 20,
