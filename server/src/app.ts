@@ -7,7 +7,13 @@
  */
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { ConfigError, type ServerConfig } from './config/server-config.js';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BudgetStore } from './budgets/budget-store.js';
 import { RedisBudgetStore } from './budgets/redis-budget-store.js';
+import { SqliteBudgetStore } from './budgets/sqlite-budget-store.js';
+import { openDatabase } from './history/sqlite-database.js';
+import { FilePauseSwitch, RedisPauseSwitch } from './budgets/pause-switch.js';
 import { connectRedis } from './cluster/redis-connections.js';
 import { RedisSessionCluster } from './cluster/redis-cluster.js';
 import { SharedIpRates } from './cluster/shared-ip-rates.js';
@@ -89,6 +95,14 @@ export async function createAalisServer(
     publicHosts,
     ...(config.token ? { token: config.token } : {}),
     ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
+    ...(config.adminToken ? { adminToken: config.adminToken } : {}),
+    ...(config.challenge ? { challenge: config.challenge } : {}),
+    // The owner's pause holds for every instance (Redis) and across restarts (the data folder).
+    ...(redis
+      ? { pauseSwitch: new RedisPauseSwitch(redis.command) }
+      : config.dataDir
+        ? { pauseSwitch: new FilePauseSwitch(config.dataDir) }
+        : {}),
     // The data directory keeps the anonymous visitors' signing key across restarts when
     // no secret is configured (a JWKS only).
     ...(cluster && redis
@@ -97,7 +111,7 @@ export async function createAalisServer(
           budgetStore: new RedisBudgetStore(redis.command),
           sharedIpRates: new SharedIpRates(redis.command),
         }
-      : {}),
+      : countersBesideHistory(config, store)),
     // Visitors always have an identity: without a secret or a JWKS every visitor is
     // anonymous, its key signed with the server's own key, which the data directory keeps
     // across restarts (identity/anonymous-key.ts). So a conversation is bound to its
@@ -139,6 +153,18 @@ export async function createAalisServer(
     close: () => app.close(),
     widgetBuilt: () => app.aalis.widget.exists(),
   };
+}
+
+/**
+ * One instance with its history in PostgreSQL keeps its counts (budgets, per-address
+ * sends and uploads, challenge passes) in the data folder, so that a restart forgives
+ * nothing; a SQLite history holds them in its own file (compose/budget-store-for-history.ts).
+ */
+function countersBesideHistory(config: ServerConfig, store: HistoryStore): { budgetStore?: BudgetStore } {
+  if (store instanceof SqliteHistoryStore || !config.dataDir) return {};
+  mkdirSync(config.dataDir, { recursive: true });
+  const db = openDatabase(join(config.dataDir, 'counters.db'));
+  return { budgetStore: new SqliteBudgetStore(db) };
 }
 
 /** The configuration's welcome and starters; with none, the demo model's own (it needs explaining). */

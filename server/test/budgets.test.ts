@@ -173,7 +173,7 @@ describe("a visitor's tokens per day", () => {
     const session = await hub.hello(p, undefined);
     const first = await turn(hub, p, session);
     expect(first.type === 'message' && first.message.usage?.totalTokens).toBe(221);
-    expect(await budgets.refusal(alice, () => 0)).toBeUndefined(); // 221 of 400
+    expect(await budgets.refusal(alice, undefined, () => 0)).toBeUndefined(); // 221 of 400
     expect((await turn(hub, p, session, 'c2')).type).toBe('message'); // 442: over, after the turn
     const refused = refusal(await turn(hub, p, session, 'c3'));
     expect(refused).toMatchObject({

@@ -66,11 +66,11 @@ describe('Budgets on Redis, shared by two instances', () => {
     const { a, b } = twoInstances({ visitorTurnsPerHour: 3 });
     await a.budgets.turnAccepted(alice);
     await b.budgets.turnAccepted(alice);
-    expect(await a.budgets.refusal(alice, () => 0)).toBeUndefined();
+    expect(await a.budgets.refusal(alice, undefined, () => 0)).toBeUndefined();
     await a.budgets.turnAccepted(alice);
 
     for (const instance of [a, b]) {
-      const refused = await instance.budgets.refusal(alice, () => 0);
+      const refused = await instance.budgets.refusal(alice, undefined, () => 0);
       expect(refused).toMatchObject({
         code: ErrorCode.QuotaExceeded,
         limit: 'visitor_turns',
@@ -79,7 +79,7 @@ describe('Budgets on Redis, shared by two instances', () => {
       expect(refused!.message).toMatch(/3 messages per hour: try again in 50 min/);
     }
     // Another visitor has their own count, on either instance.
-    expect(await b.budgets.refusal({ id: 'user:bob', kind: 'signed' }, () => 0)).toBeUndefined();
+    expect(await b.budgets.refusal({ id: 'user:bob', kind: 'signed' }, undefined, () => 0)).toBeUndefined();
   });
 
   test('counts from both instances at once are all kept (INCRBY is atomic)', async () => {
@@ -94,9 +94,9 @@ describe('Budgets on Redis, shared by two instances', () => {
   test('the server-wide daily tokens run out for every instance', async () => {
     const { a, b } = twoInstances({ serverTokensPerDay: 100 });
     await a.budgets.turnEnded(undefined, 60);
-    expect(await b.budgets.refusal(undefined, () => 0)).toBeUndefined();
+    expect(await b.budgets.refusal(undefined, undefined, () => 0)).toBeUndefined();
     await b.budgets.turnEnded(alice, 40);
-    expect(await a.budgets.refusal(alice, () => 0)).toMatchObject({
+    expect(await a.budgets.refusal(alice, undefined, () => 0)).toMatchObject({
       code: ErrorCode.Overloaded,
       limit: 'server_tokens',
     });
@@ -139,8 +139,8 @@ describe('RedisBudgetStore keys', () => {
     a.client.disconnect();
     await closed;
     await a.client.connect();
-    expect(await a.budgets.refusal(alice, () => 0)).toMatchObject({ limit: 'visitor_turns' });
-    expect(await b.budgets.refusal(alice, () => 0)).toMatchObject({ limit: 'visitor_turns' });
+    expect(await a.budgets.refusal(alice, undefined, () => 0)).toMatchObject({ limit: 'visitor_turns' });
+    expect(await b.budgets.refusal(alice, undefined, () => 0)).toMatchObject({ limit: 'visitor_turns' });
   });
 });
 
@@ -157,7 +157,7 @@ describe('when Redis goes away', () => {
     if (a.client.status !== 'ready') await once(a.client, 'ready');
     await a.budgets.turnAccepted(alice);
     await own.kill();
-    await expect(a.budgets.refusal(alice, () => 0)).rejects.toThrow();
+    await expect(a.budgets.refusal(alice, undefined, () => 0)).rejects.toThrow();
     await expect(a.budgets.turnAccepted(alice)).rejects.toThrow();
   });
 
@@ -165,13 +165,13 @@ describe('when Redis goes away', () => {
     await own.restart(); // up again, whatever the test before did to it
     const { a, b } = twoInstances({ visitorTurnsPerHour: 1 }, own);
     await a.budgets.turnAccepted(alice);
-    expect(await b.budgets.refusal(alice, () => 0)).toMatchObject({ limit: 'visitor_turns' });
+    expect(await b.budgets.refusal(alice, undefined, () => 0)).toMatchObject({ limit: 'visitor_turns' });
 
     await own.restart();
     // The launcher runs Redis without persistence: the restart forgot the count. The
     // commands wait in the clients' offline queues until they are connected again.
-    expect(await b.budgets.refusal(alice, () => 0)).toBeUndefined();
+    expect(await b.budgets.refusal(alice, undefined, () => 0)).toBeUndefined();
     await a.budgets.turnAccepted(alice);
-    expect(await b.budgets.refusal(alice, () => 0)).toMatchObject({ limit: 'visitor_turns' });
+    expect(await b.budgets.refusal(alice, undefined, () => 0)).toMatchObject({ limit: 'visitor_turns' });
   });
 });

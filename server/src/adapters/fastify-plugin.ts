@@ -29,6 +29,7 @@ import { WidgetFile, defaultWidgetFile } from '../transport/widget-file.js';
 import { acceptWebSocket, handleSocketError } from '../transport/ws-socket.js';
 import { imageSetupOf, type ImageOptions } from '../images/attachments.js';
 import { registerImageRoutes } from '../transport/image-routes.js';
+import { registerAdminRoutes } from '../transport/admin-routes.js';
 
 export interface AalisChatOptions extends ChatServicesOptions, ChatEndpointOptions {
   /**
@@ -38,6 +39,11 @@ export interface AalisChatOptions extends ChatServicesOptions, ChatEndpointOptio
   images?: ImageOptions | false;
   /** Bearer token for `/healthz/details` and `/metrics` from other machines; loopback needs none. */
   metricsToken?: string;
+  /**
+   * Bearer token of the owner's switch: `POST /admin/pause`, `/admin/resume`, `GET
+   * /admin/status` (transport/admin-routes.ts). Without it those routes do not exist.
+   */
+  adminToken?: string;
   /** The widget's single-file build; found in @aalis/widget by default. */
   widgetFile?: string;
 }
@@ -123,6 +129,8 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
       guarded: hooks.guarded,
     });
   }
+  if (options.adminToken)
+    registerAdminRoutes(app, { adminToken: options.adminToken, pause: services.pause, guarded: hooks.guarded });
   registerWidgetRoutes(app, widget, hooks);
 };
 

@@ -14,6 +14,14 @@ export interface BudgetLimits {
   /** The same for an anonymous visitor: stricter by default. */
   anonTurnsPerHour: number;
   anonTokensPerDay: number;
+  /**
+   * Turns started from one client address per clock hour, every visitor on it together,
+   * signed or anonymous: what a visitor that keeps dropping its identity cannot reset. An
+   * IPv6 address counts by its /64 (transport/address-form.ts).
+   */
+  ipTurnsPerHour: number;
+  /** Model tokens the turns of one client address may use per UTC day. */
+  ipTokensPerDay: number;
   /** Model tokens every turn together may use per UTC day. */
   serverTokensPerDay: number;
   /** Turns running at once, on every session together. */
@@ -23,12 +31,16 @@ export interface BudgetLimits {
 /** The configuration file's `budgets` block. */
 export type BudgetSettings = Partial<BudgetLimits>;
 
-/** Every budget at its default: the per-visitor ones on, the server-wide ones off. */
+/** Every budget at its default: the per-visitor and per-address ones on, the server-wide ones off. */
 export const DEFAULT_BUDGETS: BudgetLimits = {
   visitorTurnsPerHour: 60,
   visitorTokensPerDay: 200_000,
   anonTurnsPerHour: 20,
   anonTokensPerDay: 50_000,
+  // A school or an office shares one address: room for a few dozen people, far below
+  // what a script churning anonymous keys could start without it (1,800 turns an hour).
+  ipTurnsPerHour: 120,
+  ipTokensPerDay: 1_000_000,
   serverTokensPerDay: 0,
   maxConcurrentTurns: 0,
 };

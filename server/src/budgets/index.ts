@@ -7,6 +7,7 @@ export {
   type BudgetVisitor,
   type BudgetsOptions,
 } from './budgets.js';
+export { AddressSends } from './address-sends.js';
 export { FixedWindow } from './fixed-window.js';
 export { MemoryBudgetStore } from './memory-budget-store.js';
 export { DEFAULT_BUDGET_KEY_PREFIX, RedisBudgetStore } from './redis-budget-store.js';

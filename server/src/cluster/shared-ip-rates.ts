@@ -1,6 +1,5 @@
 /**
- * The per-IP rates of the public-site limits (new sockets and `send` frames per minute,
- * transport/ip-limits.ts) counted in Redis, so that an address gets them once for the
+ * New sockets per client address and minute (transport/ip-limits.ts) counted in Redis, so that an address gets them once for the
  * whole site however many instances a round-robin balancer spreads it over. Fixed
  * one-minute windows, one INCR and PEXPIRE per check. Each instance's own limits still
  * apply in front (and its count of open sockets stays its own). Redis unreachable: the
@@ -12,7 +11,7 @@ import type { IpRefusal, SharedIpRates as SharedIpRateCounter } from '../transpo
 
 const MINUTE_MS = 60_000;
 
-export type SharedIpLimit = Exclude<IpRefusal['limit'], 'ip_connections'>;
+export type SharedIpLimit = 'ip_connections_per_minute';
 
 export class SharedIpRates implements SharedIpRateCounter {
   constructor(

@@ -8,6 +8,7 @@ import { Agent } from '../agent/agent.js';
 import { NO_BUDGETS, type BudgetLimits } from '../budgets/budget-config.js';
 import type { BudgetStore } from '../budgets/budget-store.js';
 import { Budgets } from '../budgets/budgets.js';
+import { MemoryPauseSwitch, type PauseSwitch } from '../budgets/pause-switch.js';
 import { budgetStoreFor } from './budget-store-for-history.js';
 import { MemoryHistoryStore } from '../history/memory-store.js';
 import type { HistoryStore } from '../history/store.js';
@@ -68,6 +69,11 @@ export interface ChatServicesOptions {
   /** Where the budgets count: beside a SQLite history by default, else in memory (Redis with `cluster`). */
   budgetStore?: BudgetStore;
   /**
+   * The owner's pause switch (`/admin/pause`): in the data folder or Redis, so that every
+   * instance and the next start see it; in memory by default.
+   */
+  pauseSwitch?: PauseSwitch;
+  /**
    * Live sessions shared with other instances (cluster/redis-cluster.ts); without it this
    * server is the only one. Closed with the server.
    */
@@ -93,6 +99,8 @@ export interface ChatServices {
    * else beside a SQLite history (the data folder), else memory.
    */
   counters: BudgetStore;
+  /** The owner's pause switch the hub reads before each turn. */
+  pause: PauseSwitch;
   /**
    * What the server announces (transport/chat-events.ts): the hub's turns and feedback,
    * the agent's tool calls, errors logged under an id, and the transport's connections
@@ -151,12 +159,15 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
   });
   const counters = options.budgetStore ?? budgetStoreFor(store);
   const budgets = budgetsFor(options, counters);
+  const pause = options.pauseSwitch ?? new MemoryPauseSwitch();
+  if (budgets) metrics.observeBudgets(budgets);
   const hub = new SessionHub({
     agent,
     store,
     logger: log,
     ...options.sessions,
     ...(budgets ? { budgets } : {}),
+    pause,
     // The one place that picks how this instance works with others: alone, or through the cluster.
     cluster: cluster ?? options.sessions?.cluster ?? new LocalCoordination(),
     onTurnStarted: (turn) => {
@@ -176,7 +187,18 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
     if (event.phase === 'end') events.emit('tool:ran', event);
   });
   metrics.observeHub(hub);
-  return { store, agent, hub, tools, metrics, events, counters, recovered, ...(mcp ? { mcp } : {}) };
+  return {
+    store,
+    agent,
+    hub,
+    tools,
+    metrics,
+    events,
+    counters,
+    pause,
+    recovered,
+    ...(mcp ? { mcp } : {}),
+  };
 }
 
 /** The budgets the options ask for, counting in `store`; none when every limit is 0. */

@@ -5,6 +5,8 @@
  * one line naming the variable or the file's path, and every one is found, not only the
  * first.
  */
+import type { ChallengeConfig } from '../identity/challenge-config.js';
+import { loadAdminToken, loadChallenge } from './load-protection.js';
 import type { Greeting } from '../sessions/session-hub.js';
 import { inspectConfigFile, type ApprovalPolicy, type ConfigFile } from './config-file.js';
 import { isSet, overriddenByEnvironment, withFileProvider } from './file-environment.js';
@@ -50,6 +52,10 @@ export interface ServerConfig {
    */
   publicHosts: string[];
   metricsToken: string | undefined;
+  /** The owner's switch (`AALIS_ADMIN_TOKEN`): `/admin/*` answer 404 without it. */
+  adminToken?: string;
+  /** The bot challenge for anonymous visitors (`AALIS_CHALLENGE*`, the file's `challenge`). */
+  challenge?: ChallengeConfig;
   /** Signed visitor identity (`AALIS_AUTH*`, the file's `auth`); undefined without a secret or JWKS. */
   auth: AuthConfig | undefined;
   /** What visitors and the server may spend (`AALIS_VISITOR_*`, `AALIS_ANON_*`, ..., the file's `budgets`); 0 is no limit. */
@@ -58,7 +64,7 @@ export interface ServerConfig {
    * Limits per client IP (`AALIS_IP_*`, the file's `ipLimits`; 0 is no limit) and the
    * proxies whose `X-Forwarded-For` names the client (`AALIS_TRUST_PROXY`).
    */
-  ipLimits: IpLimitValues & { trustProxy: string[] };
+  ipLimits: IpLimitValues & { trustProxy: string[]; ipv6Prefix: number };
   /** Where the SQLite history lives; undefined keeps it in memory (`AALIS_DATA_DIR=:memory:`). */
   dataDir: string | undefined;
   /** Shared live state for several instances (`AALIS_REDIS_URL`, the file's `redisUrl`): redis:// or rediss://. */
@@ -131,6 +137,10 @@ export function loadConfig(env: Env, file?: ConfigFile): ServerConfig {
     listFrom('ipLimits.trustProxy', settings.ipLimits?.trustProxy),
     problems,
   );
+  const ipv6Prefix =
+    problems.catch(() => wholeSetting(env, 'ipLimits.ipv6Prefix', settings.ipLimits?.ipv6Prefix)) ?? 64;
+  const adminToken = loadAdminToken(env, settings.adminToken, problems);
+  const challenge = loadChallenge(env, settings.challenge, problems);
   const turnLeaseMs = problems.catch(() => wholeSetting(env, 'turnLeaseMs', settings.turnLeaseMs)) ?? 0;
   const redisUrl = problems.catch(() => serviceUrl(env, 'redisUrl', settings.redisUrl));
   // Each instance would otherwise make its own signing key in its own data folder, and a
@@ -153,7 +163,9 @@ export function loadConfig(env: Env, file?: ConfigFile): ServerConfig {
     metricsToken: env.AALIS_METRICS_TOKEN || settings.metricsToken || undefined,
     auth,
     budgets: limits.budgets,
-    ipLimits: { ...limits.ipLimits, trustProxy },
+    ipLimits: { ...limits.ipLimits, trustProxy, ipv6Prefix },
+    ...(adminToken ? { adminToken } : {}),
+    ...(challenge ? { challenge } : {}),
     dataDir:
       isSet(env, 'AALIS_DATA_DIR') || settings.dataDir === undefined
         ? dataDirFrom(env.AALIS_DATA_DIR)

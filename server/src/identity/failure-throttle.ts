@@ -1,7 +1,8 @@
 /**
- * Failed token checks per remote address: after `max` in one window, further tokens from
- * that address are refused without being verified until the window ends, so a script
- * cannot try signatures (or make the server fetch keys) as fast as it can send.
+ * Failed token checks per key (visitor-auth.ts keys them by client address and claimed
+ * subject): after `max` in one window, further tokens under that key are refused without
+ * being verified until the window ends, so a script cannot try signatures for a subject
+ * as fast as it can send.
  */
 export interface FailureThrottleOptions {
   /** Failures allowed per window (default 10). */

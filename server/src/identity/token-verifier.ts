@@ -11,7 +11,13 @@ import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyG
 import type { AuthConfig } from './auth-config.js';
 import { MAX_SUBJECT_CHARS, signedVisitor, type Visitor } from './visitor.js';
 
-export type VerifyResult = { ok: true; visitor: Visitor } | { ok: false; why: string };
+/**
+ * A token's verdict. `expiresInMs`: how long until the token stops being accepted (its
+ * `exp` plus the clock tolerance): the connection it opened ends then (4401).
+ */
+export type VerifyResult =
+  | { ok: true; visitor: Visitor; expiresInMs?: number }
+  | { ok: false; why: string };
 
 export interface TokenVerifier {
   verify(token: string): Promise<VerifyResult>;
@@ -78,7 +84,11 @@ export function createTokenVerifier(
       // jose checks iat only against a maximum age: a token issued in the future is no better.
       if (iat !== undefined && iat > now() + CLOCK_TOLERANCE_S)
         return { ok: false, why: 'iat is in the future' };
-      return { ok: true, visitor: signedVisitor(sub, typeof name === 'string' ? name : undefined) };
+      return {
+        ok: true,
+        visitor: signedVisitor(sub, typeof name === 'string' ? name : undefined),
+        expiresInMs: Math.max(0, (exp! + CLOCK_TOLERANCE_S - now()) * 1000),
+      };
     },
   };
 }

@@ -2,7 +2,7 @@
  * Who a `hello` is from, by the identity mode: a valid token is its signed visitor; no
  * token is an anonymous visitor when the mode is `optional` and a refusal when it is
  * `required`; a token that does not verify is always a refusal (never silently
- * anonymous). Failures are counted per remote address (failure-throttle.ts). The
+ * anonymous). Failures are counted per remote address and claimed subject (failure-throttle.ts). The
  * reason of a refusal is for the log only. An anonymous visitor is the one its
  * `anonymousKey` names when the server issued that key; otherwise a new key is issued
  * (anonymous-key.ts): an invalid key is never a refusal.
@@ -12,13 +12,20 @@
  * carries a token is refused (a site that sends visitor tokens to a server that cannot
  * check them is misconfigured; treating them as anonymous would hide it).
  */
+import { decodeJwt } from 'jose';
 import { createAnonymousKeys, type AnonymousKeys } from './anonymous-key.js';
 import type { AuthConfig, AuthMode } from './auth-config.js';
 import { FailureThrottle, type FailureThrottleOptions } from './failure-throttle.js';
-import { createTokenVerifier, type TokenVerifier, type TokenVerifierOptions } from './token-verifier.js';
+import {
+  createTokenVerifier,
+  type TokenVerifier,
+  type TokenVerifierOptions,
+  type VerifyResult,
+} from './token-verifier.js';
 import { anonymousVisitor, type Visitor } from './visitor.js';
 
-export type IdentifyResult = { ok: true; visitor: Visitor } | { ok: false; why: string };
+/** Who a hello is from; a signed visitor's `expiresInMs` says when its token stops being accepted. */
+export type IdentifyResult = VerifyResult;
 
 export interface VisitorAuth {
   readonly mode: AuthMode;
@@ -83,12 +90,28 @@ export function createVisitorAuth(config: AuthConfig, options: VisitorAuthOption
           ok: false,
           why: 'a token was sent, but no AALIS_AUTH_SECRET or AALIS_AUTH_JWKS_URL is set to check it',
         };
-      const address = remoteAddress ?? 'unknown';
-      if (throttle.blocked(address))
-        return { ok: false, why: 'too many failed tokens from this address: not checked' };
+      // Failures count per address and the subject the token claims (unverified): a
+      // script guessing at one subject stops only that subject from this address, never
+      // the valid visitors who share the address (an office, a school, a mobile carrier).
+      const key = `${remoteAddress ?? 'unknown'} ${claimedSubject(token)}`;
+      if (throttle.blocked(key))
+        return { ok: false, why: 'too many failed tokens for this subject from this address: not checked' };
       const result = await verifier.verify(token);
-      if (!result.ok) throttle.failed(address);
+      if (!result.ok) throttle.failed(key);
       return result;
     },
   };
+}
+
+/**
+ * The `sub` a token claims, read without verifying it (only to key the failure count);
+ * `-` for a token that is not a JWT or claims none.
+ */
+function claimedSubject(token: string): string {
+  try {
+    const { sub } = decodeJwt(token);
+    return typeof sub === 'string' ? sub.slice(0, 256) : '-';
+  } catch {
+    return '-';
+  }
 }

@@ -7,6 +7,7 @@
  * them (adapters/fastify-plugin.ts);
  * server/README.md ("Metrics and tracing") lists every name with its labels.
  */
+import type { Budgets } from '../budgets/budgets.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ToolExecuteEvent } from '../agent/agent.js';
 import { ProviderError } from '../providers/core/errors.js';
@@ -44,6 +45,8 @@ export class ServerMetrics {
   readonly #toolDuration: Histogram<'tool' | 'outcome'>;
   readonly #upstreamErrors: Counter<'code'>;
   readonly #refusals: Counter<'code'>;
+  readonly #budgetRefusals: Counter<'limit'>;
+  #budgets: Budgets | undefined;
   readonly #connections: Gauge;
   readonly #connectionsRefused: Counter<'reason'>;
   readonly #feedback: Counter;
@@ -123,6 +126,33 @@ export class ServerMetrics {
       labelNames: ['code'],
       registers,
     });
+    this.#budgetRefusals = new Counter({
+      name: 'aalis_budget_refusals_total',
+      help: 'Sends refused by a budget, by which (visitor_turns, visitor_tokens, address_turns, address_tokens, server_tokens, concurrent_turns).',
+      labelNames: ['limit'],
+      registers,
+    });
+    // Today's spend against AALIS_SERVER_TOKENS_PER_DAY, read from the shared count when scraped.
+    const spend = async (pick: (spend: { used: number; limit: number }) => number) => {
+      const read = await this.#budgets?.serverSpend().catch(() => undefined);
+      return read ? pick(read) : 0;
+    };
+    new Gauge({
+      name: 'aalis_server_tokens_today',
+      help: "Model tokens every turn together used today (UTC), as AALIS_SERVER_TOKENS_PER_DAY counts them; 0 while that budget is off.",
+      registers,
+      async collect() {
+        this.set(await spend((read) => read.used));
+      },
+    });
+    new Gauge({
+      name: 'aalis_server_tokens_per_day_limit',
+      help: 'AALIS_SERVER_TOKENS_PER_DAY: the model tokens every turn together may use per UTC day; 0 is no limit.',
+      registers,
+      async collect() {
+        this.set(await spend((read) => read.limit));
+      },
+    });
     this.#feedback = new Counter({
       name: 'aalis_feedback_total',
       help: "Visitors' verdicts on answers, by rating (up, down).",
@@ -153,6 +183,9 @@ export class ServerMetrics {
     events.on('connection:closed', () => this.#connections.dec());
     events.on('connection:refused', ({ reason }) => this.#connectionsRefused.inc({ reason }));
     events.on('error:sent', ({ code }) => this.#refusals.inc({ code }));
+    events.on('budget:refused', ({ limit }) => {
+      if (limit !== undefined) this.#budgetRefusals.inc({ limit });
+    });
     events.on('frame:dropped', () => this.#collapsed.inc());
     events.on('turn:ended', (summary) => this.#turnEnded(summary));
     events.on('tool:ran', (event) => this.#toolRan(event));
@@ -162,6 +195,11 @@ export class ServerMetrics {
       if (error instanceof ProviderError && error.kind !== 'aborted')
         this.#upstreamErrors.inc({ code: error.kind });
     });
+  }
+
+  /** The budgets whose server-wide spend the gauges read when scraped. */
+  observeBudgets(budgets: Budgets): void {
+    this.#budgets = budgets;
   }
 
   /** Sessions and running turns, read from the hub when scraped. */

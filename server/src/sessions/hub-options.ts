@@ -13,6 +13,7 @@ import {
   DEFAULT_MAX_TURN_CHARS,
 } from '../agent/limits.js';
 import { Budgets } from '../budgets/budgets.js';
+import { MemoryPauseSwitch, type PauseSwitch } from '../budgets/pause-switch.js';
 import type { HistoryStore } from '../history/store.js';
 import type { ImageAttachments } from '../images/attachments.js';
 import { Workspaces } from '../tools/workspace.js';
@@ -29,8 +30,25 @@ export interface Peer {
   readonly visitor?:
     | { readonly id: string; readonly kind: 'signed' | 'anonymous'; readonly anonymousKey?: string }
     | undefined;
+  /**
+   * The key its client address is counted under (an IPv6 address's /64), when the
+   * transport knows the address: the per-address budgets count every visitor on it together.
+   */
+  readonly address?: string | undefined;
+  /**
+   * Whether this peer may start a turn at all, asked before the budgets: a refusal to
+   * send back (the connection's bot challenge: `challenge_required`), or undefined.
+   */
+  clearance?(): Promise<PeerRefusal | undefined>;
   /** Sends one frame; `text` is its JSON, made once for every peer of a broadcast. */
   deliver(frame: ServerFrame, text: string): void;
+}
+
+/** Why a peer may not start a turn: the `error` frame's code, message and extra fields. */
+export interface PeerRefusal {
+  code: string;
+  message: string;
+  more?: Record<string, unknown>;
 }
 
 /** The hub writes only these two levels of the server's one logger. */
@@ -87,6 +105,8 @@ export interface SessionHubOptions {
   onFeedback?: (rating: Feedback['rating']) => void;
   /** What visitors and the server may spend (budgets/budgets.ts); none by default. */
   budgets?: Budgets;
+  /** The owner's pause switch (budgets/pause-switch.ts): while on, new turns get `paused`. Off, in memory, by default. */
+  pause?: PauseSwitch;
   /**
    * How this instance works with others serving the same sessions (coordination.ts): the
    * Redis one of cluster/redis-cluster.ts, or by default LocalCoordination, this hub
@@ -140,6 +160,7 @@ export function hubSettings(options: SessionHubOptions): HubSettings {
     onTurnStarted: () => {},
     onFeedback: () => {},
     budgets: new Budgets(),
+    pause: new MemoryPauseSwitch(),
     ...rest,
     images,
     coordination: cluster ?? new LocalCoordination(),

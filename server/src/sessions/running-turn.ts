@@ -24,6 +24,8 @@ export class RunningTurn {
   readonly startedAt: number;
   /** Who sent it: its tokens count against their budget when it ends. */
   readonly visitor: Peer['visitor'];
+  /** The count key of the address that asked for it: its tokens count there too. */
+  readonly address: string | undefined;
   /** Its tool calls waiting for a user's decision. */
   readonly approvals: PendingApprovals;
   firstChunkAt?: number;
@@ -40,6 +42,7 @@ export class RunningTurn {
     lease: TurnLease;
     startedAt: number;
     visitor: Peer['visitor'];
+    address?: string | undefined;
     approvals: PendingApprovals;
     controller?: AbortController;
   }) {
@@ -47,6 +50,7 @@ export class RunningTurn {
     this.lease = turn.lease;
     this.startedAt = turn.startedAt;
     this.visitor = turn.visitor;
+    this.address = turn.address;
     this.approvals = turn.approvals;
     this.controller = turn.controller ?? new AbortController();
   }

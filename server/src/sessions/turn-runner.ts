@@ -97,8 +97,17 @@ export class TurnRunner {
     busy: () => void,
   ): Promise<void> {
     const sessionId = session.id;
-    // Budgets: the visitor's turns per hour and tokens per day (`quota_exceeded`), the
-    // server's tokens per day and turns at once (`overloaded`), with when to try again.
+    // The owner's pause first (it holds for everyone), then what the peer itself must
+    // pass (a bot challenge), then the budgets: the visitor's and its address's turns per
+    // hour and tokens per day (`quota_exceeded`), the server's tokens per day and turns
+    // at once (`overloaded`), with when to try again.
+    if (await this.#paused())
+      return refuse(
+        ErrorCode.Paused,
+        'this chat is paused for a moment: your message was not sent, please send it again a little later',
+      );
+    const notCleared = await peer.clearance?.();
+    if (notCleared) return refuse(notCleared.code, notCleared.message, undefined, notCleared.more);
     const overBudget = await this.#overBudget(peer);
     if (overBudget) {
       const { code, message, ...more } = overBudget;
@@ -171,10 +180,11 @@ export class TurnRunner {
       startedAt,
       approvals,
       visitor: peer.visitor,
+      address: peer.address,
     });
     session.turn = turn;
     if (this.#shuttingDown) turn.stopForShutdown();
-    await this.#spend(() => this.settings.budgets.turnAccepted(peer.visitor));
+    await this.#spend(() => this.settings.budgets.turnAccepted(peer.visitor, peer.address));
     this.broadcast.toSession(sessionId, {
       type: 'user_message',
       sessionId,
@@ -291,7 +301,7 @@ export class TurnRunner {
     session.turn = undefined;
     await turn.lease.release();
     const { tokens } = turnTokens(message.usage, turn.chars);
-    await this.#spend(() => this.settings.budgets.turnEnded(turn.visitor, tokens));
+    await this.#spend(() => this.settings.budgets.turnEnded(turn.visitor, tokens, turn.address));
     this.#report(sessionId, turn, message, errors);
     this.registry.forgetIfIdle(session);
   }
@@ -335,12 +345,22 @@ export class TurnRunner {
     try {
       // The turns every instance runs: the limit holds for the whole site.
       const { coordination } = this.settings;
-      return await this.settings.budgets.refusal(peer.visitor, () =>
+      return await this.settings.budgets.refusal(peer.visitor, peer.address, () =>
         coordination.runningTurns(() => this.registry.runningTurns),
       );
     } catch (error) {
       this.#logError(error, 'reading the budgets failed: the message was let through');
       return undefined;
+    }
+  }
+
+  /** Whether the owner paused the chat; a switch that cannot be read pauses nothing (logged). */
+  async #paused(): Promise<boolean> {
+    try {
+      return (await this.settings.pause.state()).paused;
+    } catch (error) {
+      this.#logError(error, 'reading the pause switch failed: the message was let through');
+      return false;
     }
   }
 

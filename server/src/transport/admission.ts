@@ -13,15 +13,12 @@ import type { IpSide } from './endpoint-options.js';
 import { HOST_REFUSED_TEXT, createHostCheck } from './host-guard.js';
 import { IP_REFUSED_TEXT, retryAfterSeconds, type IpRefusal } from './ip-limits.js';
 import { isOriginAllowed } from './origin.js';
+import { normalizeAddress } from './client-ip.js';
 
 /** An upgrade request as admission reads it: node:http's `IncomingMessage` has it. */
 export interface UpgradeRequest {
   headers: IncomingHttpHeaders;
-  socket: {
-    readonly remoteAddress?: string | undefined;
-    readonly destroyed: boolean;
-    once(event: 'close', listener: () => void): unknown;
-  };
+  socket: { readonly remoteAddress?: string | undefined };
 }
 
 export type Admission =
@@ -43,6 +40,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function createAdmission({ publicHosts, allowedOrigins, ipSide, events }: AdmissionOptions): Admit {
   const hostServed = createHostCheck(publicHosts);
+  let proxyWarned = false;
   const refuse = (
     reason: AdmissionRefusal,
     answer: { status: number; contentType: string; body: string; headers?: Record<string, string> },
@@ -69,9 +67,19 @@ export function createAdmission({ publicHosts, allowedOrigins, ipSide, events }:
       return refuse('origin', { status: 403, contentType: JSON_TYPE, body });
     }
     // Once per upgrade: the socket's peer, or X-Forwarded-For from a trusted proxy.
-    const ip = ipSide.clientIpOf(request.socket.remoteAddress, request.headers['x-forwarded-for']);
+    const forwardedFor = request.headers['x-forwarded-for'];
+    const ip = ipSide.clientIpOf(request.socket.remoteAddress, forwardedFor);
+    if (!proxyWarned && forwardedFor !== undefined && ipSide.limits && ip === peerOf(request)) {
+      // Behind a proxy nobody said to trust, every visitor is the proxy's one address,
+      // and shares one address's limits and budgets: said once, for the operator.
+      proxyWarned = true;
+      log.warn(
+        { peer: ip },
+        'a request came through a proxy (X-Forwarded-For) that AALIS_TRUST_PROXY does not name: every visitor it forwards counts as its one address; set AALIS_TRUST_PROXY to its address',
+      );
+    }
     if (ip === undefined) return { ok: true };
-    const admitted = await admitIp(ipSide, ip);
+    const admitted = await admitIp(ipSide, ipSide.keyOf(ip));
     if (!admitted.ok) {
       log.info({ ip, limit: admitted.limit }, 'websocket refused: per-IP limit');
       const body = JSON.stringify({ error: IP_REFUSED_TEXT[admitted.limit] });
@@ -82,25 +90,20 @@ export function createAdmission({ publicHosts, allowedOrigins, ipSide, events }:
         { remoteAddress: ip, retryInMs: admitted.retryInMs },
       );
     }
-    const { limits } = ipSide;
-    if (limits) {
-      // Uncounted when the TCP connection ends, whether the upgrade goes through or not
-      // (or at once, when the client left while the shared rate was asked).
-      const release = () => limits.release(ip);
-      if (request.socket.destroyed) release();
-      else request.socket.once('close', release);
-    }
+    // The socket holds a place among its address's open ones only once the upgrade
+    // completed (chat-server.ts): a plain GET on a keep-alive connection takes none.
     return { ok: true, remoteAddress: ip };
   };
 }
 
-/** A socket from `ip` may open: this instance's limits, then the shared rate (undone here when that refuses). */
-async function admitIp(side: IpSide, ip: string): Promise<{ ok: true } | IpRefusal> {
+const peerOf = (request: UpgradeRequest): string | undefined =>
+  request.socket.remoteAddress === undefined ? undefined : normalizeAddress(request.socket.remoteAddress);
+
+/** A socket from `address` (its count key) may open: this instance's limits, then the site's shared rate. */
+async function admitIp(side: IpSide, address: string): Promise<{ ok: true } | IpRefusal> {
   const { limits, shared } = side;
   if (!limits) return { ok: true };
-  const admitted = limits.admit(ip);
+  const admitted = limits.admit(address);
   if (!admitted.ok || !shared) return admitted;
-  const rate = await shared.take('ip_connections_per_minute', ip, limits.limits.connectionsPerMinute);
-  if (!rate.ok) limits.release(ip);
-  return rate;
+  return shared.take('ip_connections_per_minute', address, limits.limits.connectionsPerMinute);
 }

@@ -4,6 +4,7 @@
  * sockets are handed to (chat-server.ts), with the connections' limits, token and visitor
  * check (endpoint-options.ts). An adapter only carries requests and sockets to it.
  */
+import type { BudgetStore } from '../budgets/budget-store.js';
 import type { SessionHub } from '../sessions/session-hub.js';
 import type { Logger } from '../util/logger.js';
 import { createAdmission, type Admit } from './admission.js';
@@ -21,6 +22,8 @@ import {
 export interface EndpointServices {
   hub: SessionHub;
   events: ChatEvents;
+  /** Where the per-address sends are counted, shared by every instance (the budgets' store). */
+  counters?: BudgetStore;
 }
 
 export interface ChatEndpoint {
@@ -43,13 +46,15 @@ export function createChatEndpoint(
 ): ChatEndpoint {
   const ipSide = ipSideOf(options);
   const allowedOrigins = options.allowedOrigins ?? [];
-  const { hub, events } = services;
+  const { hub, events, counters } = services;
   return {
     chat: createChatServer({
       hub,
       events,
-      connection: connectionOptionsOf(options, ipSide),
+      connection: connectionOptionsOf(options, ipSide, counters),
       logger,
+      addressKeyOf: ipSide.keyOf,
+      ...(ipSide.limits ? { openSockets: ipSide.limits } : {}),
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     }),
     admit: createAdmission({ publicHosts: options.publicHosts ?? [], allowedOrigins, ipSide, events }),

@@ -60,6 +60,13 @@ export interface ChatServerOptions {
   onError?: ErrorListener;
   /** Ping interval; a socket that missed the last pong is terminated (default 30 s). */
   heartbeatMs?: number;
+  /** What a client address is counted under (address-form.ts: an IPv6 address's /64); itself by default. */
+  addressKeyOf?: (ip: string) => string;
+  /**
+   * The per-address count of open sockets (ip-limits.ts): a socket takes its place here,
+   * once its upgrade completed, and gives it back when it closes.
+   */
+  openSockets?: { opened(address: string): void; release(address: string): void };
 }
 
 export interface ChatServer {
@@ -98,6 +105,7 @@ export function createChatServer(options: ChatServerOptions): ChatServer {
   const events = options.events ?? createChatEvents(options.logger);
   if (options.onError) hearErrors(events, options.onError, options.logger);
   const live = new Map<ChatSocket, LiveConnection>();
+  const keyOf = options.addressKeyOf ?? ((ip: string) => ip);
   let accepting = true;
 
   const heartbeat = setInterval(() => {
@@ -123,10 +131,12 @@ export function createChatServer(options: ChatServerOptions): ChatServer {
       }
       const log = extra.logger ?? options.logger;
       const { remoteAddress } = extra;
+      const address = remoteAddress === undefined ? undefined : keyOf(remoteAddress);
+      if (address !== undefined) options.openSockets?.opened(address);
       const connection = new ClientConnection(socket, options.hub, connectionOptions, {
         log: announcingErrors(log, events),
         events,
-        ...(remoteAddress === undefined ? {} : { remoteAddress }),
+        ...(remoteAddress === undefined ? {} : { remoteAddress, address: address! }),
       });
       const tracked: LiveConnection = { connection, alive: true };
       live.set(socket, tracked);
@@ -146,7 +156,8 @@ export function createChatServer(options: ChatServerOptions): ChatServer {
           log.debug?.({ code, reason: detail }, 'websocket frame refused');
         },
         closed: (code) => {
-          live.delete(socket);
+          if (!live.delete(socket)) return;
+          if (address !== undefined) options.openSockets?.release(address);
           connection.closed(tracked.refusedWith ?? code);
         },
       };

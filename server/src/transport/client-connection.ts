@@ -14,17 +14,19 @@ import {
   Limits,
   decodeClientFrame,
   type ClientFrame,
+  type Challenge,
   type HelloFrame,
   type ServerFrame,
 } from '@aalis/protocol';
 import type { Peer, SessionHub } from '../sessions/session-hub.js';
+import type { PeerRefusal } from '../sessions/hub-options.js';
+import { CHALLENGE_TEXT, challengeRequired, type ChallengeGate } from './challenge-gate.js';
 import { logErrorWithId } from '../util/log-error.js';
 import type { Logger } from '../util/logger.js';
 import type { VisitorAuth } from '../identity/visitor-auth.js';
 import { VISITOR_REFUSED_REASON } from '../identity/visitor-auth.js';
 import type { Visitor } from '../identity/visitor.js';
 import { Outbox, defaultOutboxLimits, type OutboxLimits } from './outbox.js';
-import type { IpRefusal } from './ip-limits.js';
 import { RateWindow } from '../util/rate-window.js';
 import type { ChatEvents } from './chat-events.js';
 import { sameSecret } from './same-secret.js';
@@ -41,12 +43,16 @@ export interface ConnectionOptions {
   token?: string | undefined;
   /** Visitor identity: who each `hello` is from, by its signed token (identity/visitor-auth.ts). */
   auth?: VisitorAuth | undefined;
+  /** The bot challenge anonymous visitors pass before their first turn (challenge-gate.ts). */
+  challenge?: ChallengeGate | undefined;
   helloTimeoutMs: number;
   /** `send` frames allowed per window before `rate_limited`. */
   sendRate: { max: number; windowMs: number };
-  /** `send` frames per client IP, across connections (ip-limits.ts); checked after `sendRate`. */
-  ipSends?:
-    { takeSend(ip: string): { ok: true } | IpRefusal | Promise<{ ok: true } | IpRefusal> } | undefined;
+  /**
+   * `send` frames per client address, across connections and instances
+   * (budgets/address-sends.ts), by its count key; checked after `sendRate`.
+   */
+  ipSends?: { take(address: string): Promise<{ ok: true } | { ok: false; retryInMs: number }> } | undefined;
   /** `hello` frames allowed per window; more get `rate_limited` (each one costs a store read). */
   helloRate: { max: number; windowMs: number };
   /** Frames of any kind allowed per window before the socket is closed with 1008. */
@@ -66,8 +72,10 @@ export const defaultConnectionOptions: ConnectionOptions = {
 export interface ConnectionContext {
   log: Logger;
   events: ChatEvents;
-  /** The client's IP (the socket's, or what a trusted proxy said), for the per-IP counts. */
+  /** The client's IP (the socket's, or what a trusted proxy said), in its canonical form. */
   remoteAddress?: string;
+  /** The key that IP's counts are kept under (an IPv6 address's /64): the per-address limits and budgets. */
+  address?: string;
 }
 
 /** The codes of the `error` frames that say a budget refused a `send` (budgets/budgets.ts). */
@@ -99,23 +107,30 @@ export class ClientConnection implements Peer {
   /** Frames that arrived while a hello's token is checked, handled in order after it. */
   #queue: string[] | undefined;
   #helloTimer: NodeJS.Timeout | undefined;
+  /** Ends the connection when its signed visitor's token stops being accepted. */
+  #expiryTimer: NodeJS.Timeout | undefined;
+  /** Whether this connection's visitor has passed the bot challenge (known, or checked here). */
+  #challengePassed = false;
   #closed = false;
   #ended = false;
   #received = 0;
   #sent = 0;
   private readonly log: Logger;
   private readonly remoteAddress: string | undefined;
+  /** The client address's count key (Peer.address): the per-address budgets count every visitor on it together. */
+  readonly address: string | undefined;
   readonly #events: ChatEvents;
 
   constructor(
     private readonly socket: SocketLike,
     private readonly hub: SessionHub,
     private readonly options: ConnectionOptions,
-    { log, events, remoteAddress }: ConnectionContext,
+    { log, events, remoteAddress, address }: ConnectionContext,
   ) {
     this.log = log;
     this.#events = events;
     this.remoteAddress = remoteAddress;
+    this.address = address ?? remoteAddress;
     const { onCollapse } = options.outbox;
     this.#outbox = new Outbox(
       {
@@ -207,6 +222,7 @@ export class ClientConnection implements Peer {
     this.#closed = true;
     this.#queue = undefined;
     clearTimeout(this.#helloTimer);
+    clearTimeout(this.#expiryTimer);
     this.#outbox.dispose();
     if (this.#sessionId !== undefined) this.hub.leave(this, this.#sessionId);
     const counts = {
@@ -234,6 +250,7 @@ export class ClientConnection implements Peer {
     this.#closed = true;
     this.#queue = undefined;
     clearTimeout(this.#helloTimer);
+    clearTimeout(this.#expiryTimer);
     this.#outbox.dispose();
     this.socket.close(code, why);
   }
@@ -275,12 +292,11 @@ export class ClientConnection implements Peer {
     }
   }
 
-  /** A `send` within the connection's rate and its IP's (this instance's, then the site's): a turn. */
   /** A turn asked for (`send`, or `regenerate` and `edit`, which are sends too): within the send rate first. */
   async #send(frame: Extract<ClientFrame, { type: 'send' | 'regenerate' | 'edit' }>): Promise<void> {
     let allowed: { ok: true } | { ok: false; retryInMs: number } = this.#sends.take();
-    if (allowed.ok && this.options.ipSends && this.remoteAddress !== undefined)
-      allowed = await this.options.ipSends.takeSend(this.remoteAddress);
+    if (allowed.ok && this.options.ipSends && this.address !== undefined)
+      allowed = await this.options.ipSends.take(this.address);
     if (!allowed.ok) {
       const seconds = Math.ceil(allowed.retryInMs / 1000);
       return this.#error(ErrorCode.RateLimited, `too many messages: try again in ${seconds} s`, {
@@ -307,6 +323,8 @@ export class ClientConnection implements Peer {
       });
     }
     clearTimeout(this.#helloTimer);
+    if (frame.challenge !== undefined) await this.#takeChallenge(frame.challenge);
+    if (this.#closed) return;
     if (this.#sessionId !== undefined) this.hub.leave(this, this.#sessionId);
     this.#sessionId = undefined;
     try {
@@ -342,7 +360,7 @@ export class ClientConnection implements Peer {
     // A hello came in time; checking it may take a moment (a JWKS fetch).
     clearTimeout(this.#helloTimer);
     this.#queue = [];
-    auth.identify(token, this.remoteAddress, frame.anonymousKey).then(
+    auth.identify(token, this.address, frame.anonymousKey).then(
       (result) => {
         if (this.#closed) return;
         if (!result.ok) {
@@ -355,8 +373,11 @@ export class ClientConnection implements Peer {
         }
         const { visitor } = result;
         // A hello without a valid key stays the anonymous visitor the connection already is.
+        const previous = this.#visitor;
         this.#visitor =
-          visitor.anonymousKey !== undefined && this.#visitor?.kind === 'anonymous' ? this.#visitor : visitor;
+          visitor.anonymousKey !== undefined && previous?.kind === 'anonymous' ? previous : visitor;
+        if (this.#visitor.id !== previous?.id) this.#challengePassed = false;
+        this.#expireAfter(result.expiresInMs);
         if (!this.#safely(() => this.#bind(frame))) this.#drain();
       },
       (error: unknown) => {
@@ -404,6 +425,57 @@ export class ClientConnection implements Peer {
     return true;
   }
 
+  /**
+   * Whether this peer may start a turn (asked by the hub before the budgets): an
+   * anonymous visitor (or any peer without identity) must have passed the bot challenge,
+   * when one is configured; a signed visitor never is asked.
+   */
+  async clearance(): Promise<PeerRefusal | undefined> {
+    const gate = this.options.challenge;
+    if (!gate || this.#challengePassed || this.#visitor?.kind === 'signed') return undefined;
+    if (this.#visitor && (await gate.passed(this.#visitor.id))) {
+      this.#challengePassed = true;
+      return undefined;
+    }
+    return challengeRequired(gate.challenge);
+  }
+
+  /**
+   * A hello's challenge token: checked with the provider (only for an anonymous visitor,
+   * only when a challenge is configured); a failure is `challenge_failed`, the hello is
+   * answered all the same.
+   */
+  async #takeChallenge(token: string): Promise<void> {
+    const gate = this.options.challenge;
+    if (!gate || this.#visitor?.kind === 'signed' || this.#challengePassed) return;
+    const verdict = await gate.verify(token, this.remoteAddress, this.#visitor?.id);
+    if (verdict.ok) {
+      this.#challengePassed = true;
+      return;
+    }
+    this.log.info(
+      { connection: this.id, remoteAddress: this.remoteAddress ?? null, why: verdict.why },
+      'bot challenge failed',
+    );
+    this.#error(ErrorCode.ChallengeFailed, CHALLENGE_TEXT.failed, { challenge: gate.challenge });
+  }
+
+  /**
+   * A signed visitor's connection lasts as long as its token is accepted: then it closes
+   * with 4401, and the client comes back with a fresh one (its token provider), resuming.
+   * Each accepted hello sets the end anew; an anonymous one has none.
+   */
+  #expireAfter(expiresInMs: number | undefined): void {
+    clearTimeout(this.#expiryTimer);
+    this.#expiryTimer = undefined;
+    if (expiresInMs === undefined) return;
+    this.#expiryTimer = setTimeout(
+      () => this.close(CloseCode.Unauthorized, 'the visitor token expired: reconnect with a fresh one'),
+      expiresInMs,
+    );
+    this.#expiryTimer.unref();
+  }
+
   #tokenMatches(token: string | undefined): boolean {
     return token !== undefined && sameSecret(token, this.options.token!);
   }
@@ -411,7 +483,7 @@ export class ClientConnection implements Peer {
   #error(
     code: string,
     message: string,
-    more: { errorId?: string; clientMessageId?: string; retryInMs?: number } = {},
+    more: { errorId?: string; clientMessageId?: string; retryInMs?: number; challenge?: Challenge } = {},
   ): void {
     const frame: ServerFrame = { type: 'error', code, message, ...more };
     this.deliver(frame, JSON.stringify(frame));

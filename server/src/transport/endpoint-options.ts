@@ -7,7 +7,12 @@ import { createVisitorAuth } from '../identity/visitor-auth.js';
 import type { ConnectionOptions } from './client-connection.js';
 import { DEFAULT_IPV6_PREFIX, addressKey } from './address-form.js';
 import { createClientIp, type ClientIpOf } from './client-ip.js';
-import { IpLimits, type IpLimitOptions, type IpRefusal, type SharedIpRates } from './ip-limits.js';
+import { IpLimits, type IpLimitOptions, type SharedIpRates } from './ip-limits.js';
+import { AddressSends } from '../budgets/address-sends.js';
+import type { BudgetStore } from '../budgets/budget-store.js';
+import { MemoryBudgetStore } from '../budgets/memory-budget-store.js';
+import type { ChallengeConfig } from '../identity/challenge-config.js';
+import { createChallengeGate } from './challenge-gate.js';
 
 export interface ChatEndpointOptions {
   /** Exact origins allowed to open the socket besides the server's own; `*` for any. */
@@ -21,6 +26,11 @@ export interface ChatEndpointOptions {
    * it an anonymous visitor. A token that does not verify is refused either way.
    */
   auth?: AuthConfig;
+  /**
+   * A bot challenge (Cloudflare Turnstile or hCaptcha) an anonymous visitor passes before
+   * its first turn (`AALIS_CHALLENGE*`); signed visitors are never asked.
+   */
+  challenge?: ChallengeConfig;
   /**
    * Host names the server is published under (`chat.example.com`, or `name:port` for one
    * port), besides loopback names, which are always served; `*` serves any Host (for a
@@ -41,8 +51,8 @@ export interface ChatEndpointOptions {
    */
   ipLimits?: IpLimitOptions;
   /**
-   * The per-minute rates of `ipLimits` counted for every instance together (Redis, when
-   * instances share sessions); each instance's own limits still apply in front.
+   * The new sockets per minute of `ipLimits` counted for every instance together (Redis,
+   * when instances share sessions); each instance's own limit still applies in front.
    */
   sharedIpRates?: SharedIpRates;
 }
@@ -59,17 +69,25 @@ export interface IpSide {
 export const DEFAULT_MAX_FRAME_BYTES = 64 * 1024;
 
 /**
- * The connection options with the token in them (an empty token means none), and the
- * visitor check made from `auth`, once per server: its failure counts and its cached
- * keys are shared by every connection.
+ * The connection options with the token in them (an empty token means none), the
+ * visitor check made from `auth`, once per server (its failure counts and its cached keys
+ * are shared by every connection), and the per-address sends counted in `counters`, the
+ * store every instance shares.
  */
 export function connectionOptionsOf(
   options: ChatEndpointOptions,
   ipSide?: IpSide,
+  counters?: BudgetStore,
 ): Partial<ConnectionOptions> {
-  const ipSends = ipSide?.limits ? sendsCheck(ipSide.limits, ipSide.shared) : undefined;
+  const perMinute = ipSide?.limits?.limits.sendsPerMinute ?? 0;
+  const ipSends = perMinute > 0 && counters ? new AddressSends(counters, perMinute) : undefined;
+  // A pass is kept in the shared store; without one (a bare adapter), for the process.
+  const challenge = options.challenge
+    ? createChallengeGate({ config: options.challenge, store: counters ?? new MemoryBudgetStore() })
+    : undefined;
   return {
     ...(ipSends ? { ipSends } : {}),
+    ...(challenge ? { challenge } : {}),
     ...options.connection,
     token: options.token || undefined,
     ...(options.auth && !options.connection?.auth ? { auth: createVisitorAuth(options.auth) } : {}),
@@ -87,15 +105,4 @@ export function ipSideOf(options: ChatEndpointOptions): IpSide {
   if (!options.ipLimits) return { clientIpOf, keyOf };
   const limits = new IpLimits(options.ipLimits);
   return { clientIpOf, keyOf, limits, ...(options.sharedIpRates ? { shared: options.sharedIpRates } : {}) };
-}
-
-/** A `send` from `ip`: this instance's rate, then the shared one. */
-function sendsCheck(limits: IpLimits, shared: SharedIpRates | undefined) {
-  return {
-    takeSend: (ip: string): { ok: true } | IpRefusal | Promise<{ ok: true } | IpRefusal> => {
-      const own = limits.takeSend(ip);
-      if (!own.ok || !shared) return own;
-      return shared.take('ip_sends', ip, limits.limits.sendsPerMinute);
-    },
-  };
 }

@@ -1,10 +1,12 @@
 /**
- * Limits per client IP, across connections: sockets open at once, new sockets per minute
- * (both refused with HTTP 429 and `Retry-After` before the upgrade), and `send` frames
- * per minute (refused with `rate_limited`, like the per-connection rate). One instance is
- * shared by an adapter's upgrade check and its connections. Memory is bounded: at most
- * `maxTrackedIps` addresses are remembered, the least recently seen dropped first (one
- * with sockets still open only when every one has some).
+ * Limits per client address, across connections: sockets open at once and new sockets per
+ * minute, both refused with HTTP 429 and `Retry-After` before the upgrade. `send` frames
+ * per minute are counted in the budgets' store instead (budgets/address-sends.ts), shared
+ * by every instance and kept across restarts; their limit is configured here. An address
+ * is its count key (address-form.ts: an IPv6 address's /64). Only a socket whose upgrade
+ * completed holds a place (`opened`), so plain requests on a keep-alive connection never
+ * take one. Memory is bounded: at most `maxTrackedIps` addresses are remembered, the least
+ * recently seen dropped first (one with sockets still open only when every one has some).
  */
 import { RateWindow } from '../util/rate-window.js';
 
@@ -14,7 +16,7 @@ export interface IpLimitSettings {
   maxConnections?: number;
   /** New sockets one IP may open per minute (default 60). */
   connectionsPerMinute?: number;
-  /** `send` frames one IP may send per minute, over all its connections (default 30). */
+  /** `send` frames one IP may send per minute, over all its connections and instances (default 30). */
   sendsPerMinute?: number;
   /**
    * Proxies whose `X-Forwarded-For` names the client: IP addresses, and `loopback` for
@@ -76,21 +78,17 @@ export type IpRefusal = {
 };
 
 /**
- * Per-IP rates counted for the whole site rather than per instance (cluster/shared-ip-rates.ts
- * keeps them in Redis): the endpoint takes one when the composition hands it one.
+ * New sockets per minute counted for the whole site rather than per instance
+ * (cluster/shared-ip-rates.ts keeps them in Redis): the endpoint takes one when the
+ * composition hands it one.
  */
 export interface SharedIpRates {
-  take(
-    limit: Exclude<IpRefusal['limit'], 'ip_connections'>,
-    ip: string,
-    max: number,
-  ): Promise<{ ok: true } | IpRefusal>;
+  take(limit: 'ip_connections_per_minute', ip: string, max: number): Promise<{ ok: true } | IpRefusal>;
 }
 
 interface Tracked {
   open: number;
   opens: RateWindow | undefined;
-  sends: RateWindow | undefined;
 }
 
 export class IpLimits {
@@ -119,7 +117,11 @@ export class IpLimits {
     return this.#tracked.get(ip)?.open ?? 0;
   }
 
-  /** A socket from `ip` asks to open: counted when it may, else why not and for how long. */
+  /**
+   * A socket from `ip` asks to open: whether it may (a place free, and within the
+   * minute's new sockets, which this counts), else why not and for how long. The place is
+   * taken only by `opened`, once the upgrade completed.
+   */
   admit(ip: string): { ok: true } | IpRefusal {
     const { maxConnections } = this.limits;
     const tracked = this.#touch(ip);
@@ -129,22 +131,18 @@ export class IpLimits {
       const taken = tracked.opens.take();
       if (!taken.ok) return { ok: false, limit: 'ip_connections_per_minute', retryInMs: taken.retryInMs };
     }
-    tracked.open++;
     return { ok: true };
   }
 
-  /** A socket `admit` let in has closed. */
+  /** A socket `admit` let in has completed its upgrade: it holds a place until `release`. */
+  opened(ip: string): void {
+    this.#touch(ip).open++;
+  }
+
+  /** A socket `opened` counted has closed. */
   release(ip: string): void {
     const tracked = this.#tracked.get(ip);
     if (tracked && tracked.open > 0) tracked.open--;
-  }
-
-  /** A `send` from `ip`: counted when it fits the minute, else how long until one would. */
-  takeSend(ip: string): { ok: true } | IpRefusal {
-    const tracked = this.#touch(ip);
-    if (!tracked.sends) return { ok: true };
-    const taken = tracked.sends.take();
-    return taken.ok ? taken : { ok: false, limit: 'ip_sends', retryInMs: taken.retryInMs };
   }
 
   /** The address's counts, made the most recently seen; the least recent dropped past the cap. */
@@ -153,12 +151,11 @@ export class IpLimits {
     if (tracked) {
       this.#tracked.delete(ip);
     } else {
-      const { connectionsPerMinute, sendsPerMinute } = this.limits;
+      const { connectionsPerMinute } = this.limits;
       tracked = {
         open: 0,
         opens:
           connectionsPerMinute > 0 ? new RateWindow(connectionsPerMinute, MINUTE_MS, this.#now) : undefined,
-        sends: sendsPerMinute > 0 ? new RateWindow(sendsPerMinute, MINUTE_MS, this.#now) : undefined,
       };
       if (this.#tracked.size >= this.#maxTracked) this.#dropOldest();
     }

@@ -68,7 +68,7 @@ export const AUTH_SETTINGS: Setting[] = [
 export const BUDGETS_BLOCK: Block = {
   key: 'budgets',
   description:
-    "What visitors and the whole server may spend; each a whole number, 0 for no limit. A refused send gets quota_exceeded (the visitor's own budget) or overloaded (the server's). Per-visitor budgets apply only with identity (auth).",
+    "What visitors, each client address and the whole server may spend; each a whole number, 0 for no limit. A refused send gets quota_exceeded (the visitor's or its address's budget) or overloaded (the server's). Counts are kept in the data folder (or Redis, shared by every instance) and survive restarts.",
 };
 
 /** Each budget: its key, its variable, its `--help` line and what it is. */
@@ -96,6 +96,18 @@ const BUDGETS: Array<[key: keyof BudgetLimits, name: string, help: string, descr
     'AALIS_ANON_TOKENS_PER_DAY',
     "model tokens an anonymous visitor's turns may use per UTC day; 0: no limit",
     "model tokens an anonymous visitor's turns may use per UTC day.",
+  ],
+  [
+    'ipTurnsPerHour',
+    'AALIS_IP_TURNS_PER_HOUR',
+    'turns one client address (an IPv6 /64) may start per hour, every visitor on it together; 0: no limit',
+    'turns one client address may start per clock hour, every visitor on it together (signed or anonymous), so that a visitor churning identities cannot reset it; an IPv6 address counts by its /64 (ipLimits.ipv6Prefix).',
+  ],
+  [
+    'ipTokensPerDay',
+    'AALIS_IP_TOKENS_PER_DAY',
+    "model tokens the turns of one client address (an IPv6 /64) may use per UTC day; 0: no limit",
+    "model tokens the turns of one client address may use per UTC day, every visitor on it together.",
   ],
   [
     'serverTokensPerDay',
@@ -135,6 +147,19 @@ export const IP_LIMIT_SETTINGS: Setting[] = [
     limit(`ipLimits.${key}`, name, help, `${help.replace(/; 0: no limit$/, '')}.`, DEFAULT_IP_LIMITS[key]),
   ),
   {
+    key: 'ipLimits.ipv6Prefix',
+    variables: [
+      variable(
+        'AALIS_IPV6_PREFIX',
+        'leading bits of an IPv6 address that name one client for every per-address count (1 to 128)',
+      ),
+    ],
+    schema: { type: 'integer', minimum: 1, maximum: 128 },
+    description:
+      'how many leading bits of an IPv6 address name one client for every per-address limit and budget: 64 counts a whole home or office line (any router hands out a /64) as one address; 128 counts each address.',
+    default: 64,
+  },
+  {
     key: 'ipLimits.trustProxy',
     variables: [
       variable(
@@ -144,7 +169,7 @@ export const IP_LIMIT_SETTINGS: Setting[] = [
     ],
     schema: { type: 'array', items: { type: 'string', minLength: 1 } },
     description:
-      'the proxies whose X-Forwarded-For names the client IP: IP addresses, or "loopback" for 127.0.0.0/8 and ::1.',
+      'the proxies whose X-Forwarded-For names the client IP: IP addresses, or "loopback" for 127.0.0.0/8 and ::1. The client is the first address, from the right, that is not one of them; a client that is not a trusted proxy never chooses its address.',
     fallback: "none: the client is the socket's peer",
   },
 ];

@@ -14,6 +14,7 @@ import {
 } from './access.js';
 import { IMAGES_BLOCK, IMAGE_SETTINGS, PROMPT_SETTINGS, TOOL_SETTINGS } from './conversation.js';
 import { PROVIDER_BLOCK, PROVIDER_SETTINGS } from './provider.js';
+import { ADMIN_SETTINGS, CHALLENGE_BLOCK, CHALLENGE_SETTINGS } from './protection.js';
 import { LISTEN_SETTINGS, STORAGE_SETTINGS } from './server.js';
 import { keyPath, variable, type Block, type Setting } from './setting.js';
 
@@ -34,6 +35,8 @@ export const SETTINGS: readonly Setting[] = [
   ...AUTH_SETTINGS,
   ...BUDGET_SETTINGS,
   ...IP_LIMIT_SETTINGS,
+  ...ADMIN_SETTINGS,
+  ...CHALLENGE_SETTINGS,
   ...STORAGE_SETTINGS,
   ...PROMPT_SETTINGS,
   ...IMAGE_SETTINGS,
@@ -43,7 +46,7 @@ export const SETTINGS: readonly Setting[] = [
 
 /** The file's blocks, by key. */
 export const BLOCKS: Readonly<Record<string, Block>> = Object.fromEntries(
-  [PROVIDER_BLOCK, AUTH_BLOCK, BUDGETS_BLOCK, IP_LIMITS_BLOCK, IMAGES_BLOCK].map((block) => [
+  [PROVIDER_BLOCK, AUTH_BLOCK, BUDGETS_BLOCK, IP_LIMITS_BLOCK, CHALLENGE_BLOCK, IMAGES_BLOCK].map((block) => [
     block.key,
     block,
   ]),
