@@ -1,8 +1,9 @@
 /**
  * `aalis-server`: runs the protocol server configured by environment variables and,
  * optionally, a configuration file (`--config`, or `AALIS_CONFIG`; a variable that is set
- * wins over the file). `--check` validates and describes the configuration, then exits.
- * Bad configuration prints one line and exits 2.
+ * wins over the file); a secret's variable may name a file that holds it instead
+ * (`NAME_FILE`). `--check` validates and describes the configuration, then exits. Bad
+ * configuration prints one line and exits 2.
  */
 import { maskUrl } from './util/secrets.js';
 import { ConfigError, loadServerConfig, type LoadedConfig } from './config/server-config.js';
@@ -10,6 +11,7 @@ import { CONFIG_SCHEMA_FILE } from './config/file-schema.js';
 import { environmentHelp } from './config/environment-help.js';
 import { SETTINGS } from './config/settings/index.js';
 import { listenProblem } from './config/startup-problems.js';
+import { withSecretFiles } from './config/secret-files.js';
 import { describeHosts } from './transport/host-guard.js';
 
 const HELP = `aalis-server: the Aalis chat protocol server
@@ -27,6 +29,7 @@ Usage: aalis-server [--config FILE] [--check] [--help]
 
 Configured by environment variables:
 ${environmentHelp()}
+Each secret above (keys, tokens, secrets, service URLs) may come from a file: NAME_FILE=/run/secrets/name.
 
 The file also sets what only it can: ${SETTINGS.filter((s) => s.key && !s.variables.length)
   .map((s) => s.key)
@@ -69,7 +72,12 @@ export async function main(argv: string[], env: Record<string, string | undefine
       console.log(HELP);
       return 0;
     }
-    loaded = loadServerConfig({ ...(args.configPath ? { configPath: args.configPath } : {}), env });
+    // Secrets named by NAME_FILE are read into this copy only, never into process.env:
+    // /proc/<pid>/environ shows the process's environment to every process of its user.
+    loaded = loadServerConfig({
+      ...(args.configPath ? { configPath: args.configPath } : {}),
+      env: withSecretFiles(env),
+    });
     // The server and the MCP client load only when used: --help and mistakes answer at once.
     if (args.check) return await (await import('./config/check.js')).checkConfiguration(loaded);
   } catch (error) {

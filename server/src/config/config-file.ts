@@ -20,6 +20,7 @@ import { Problems } from './problems.js';
 import { expandVariables } from './file-variables.js';
 import type { ProviderName } from '../providers/from-env.js';
 import { isStdioServer, type McpServersConfig } from '../tools/mcp/config.js';
+import { RunAsError, resolveRunAs } from '../tools/mcp/run-as.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -177,12 +178,12 @@ function readText(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ConfigError(`cannot be read (${reason(error)})`);
+    throw new ConfigError(`cannot be read (${readFailure(error)})`);
   }
 }
 
 /** `ENOENT: no such file or directory`, without the path Node repeats after it. */
-function reason(error: unknown): string {
+export function readFailure(error: unknown): string {
   const { code, message } = error as NodeJS.ErrnoException;
   const text = message
     .split('\n')[0]!
@@ -191,7 +192,11 @@ function reason(error: unknown): string {
   return code ? `${code}: ${text}` : text;
 }
 
-/** What the schema cannot say: URLs, and provider keys that only some providers take. */
+/**
+ * What the schema cannot say: URLs, provider keys that only some providers take, and a
+ * user to run an MCP server as that does not exist or that the server cannot switch to
+ * (said at start rather than at every retry).
+ */
 function valueProblems(settings: ConfigFileSettings): Mistake[] {
   const { provider, mcpServers = {} } = settings;
   const problems: Mistake[] = [];
@@ -209,6 +214,14 @@ function valueProblems(settings: ConfigFileSettings): Mistake[] {
       problems.push(
         mistakeAt(['mcpServers', name, 'url'], `"${server.url}" is not an http:// or https:// URL`),
       );
+    if (isStdioServer(server)) {
+      try {
+        resolveRunAs(server.user, server.group);
+      } catch (error) {
+        if (!(error instanceof RunAsError)) throw error;
+        problems.push(mistakeAt(['mcpServers', name, error.key], error.message));
+      }
+    }
   }
   return problems;
 }
@@ -248,7 +261,7 @@ function systemPromptOf(prompt: ConfigFileSettings['systemPrompt'], dir: string)
     text = readFileSync(file, 'utf8');
   } catch (error) {
     if (error instanceof ConfigError) throw error;
-    return fail(`${prompt.file} cannot be read (${reason(error)})`);
+    return fail(`${prompt.file} cannot be read (${readFailure(error)})`);
   }
   return text.replace(/^\uFEFF/, '').trim() || undefined;
 }

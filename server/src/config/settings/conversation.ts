@@ -134,7 +134,7 @@ export const TOOL_SETTINGS: Setting[] = [
       },
     },
     description:
-      'MCP servers whose tools the model is offered, by name: { "command", "args", "env", "cwd" } for stdio servers, { "url", "headers" } for Streamable HTTP ones, each with an optional "tools" allow-list.',
+      'MCP servers whose tools the model is offered, by name: { "command", "args", "env", "cwd", "user", "group" } for stdio servers, { "url", "headers" } for Streamable HTTP ones, each with an optional "tools" allow-list.',
   },
   {
     key: 'approval',
@@ -180,8 +180,20 @@ export const DEFINITIONS: Record<string, JsonSchema> = {
         type: 'string',
         minLength: 1,
       },
+      user: {
+        description:
+          "The user it runs as (a name or a uid), so that it can read neither aalis-server's environment nor its files; aalis-server must run as root.",
+        type: 'string',
+        minLength: 1,
+      },
+      group: {
+        description: "With user: the group it runs as (a name or a gid); the user's own by default.",
+        type: 'string',
+        minLength: 1,
+      },
       tools: { $ref: '#/definitions/toolAllowList' },
     },
+    dependencies: { group: ['user'] },
   },
   httpServer: {
     description: 'A server reached over Streamable HTTP.',

@@ -14,6 +14,14 @@ export interface StdioMcpServerConfig {
    */
   env?: Record<string, string>;
   cwd?: string;
+  /**
+   * The user it runs as (a name or a uid), when not the server's own: such a child can
+   * read neither the server's environment and memory nor its files (run-as.ts). Needs
+   * the server to run as root.
+   */
+  user?: string;
+  /** With `user`: the group it runs as (a name or a gid); the user's own by default. */
+  group?: string;
   /** Offer only these of its tools (by the server's own names); all of them by default. */
   tools?: string[];
 }

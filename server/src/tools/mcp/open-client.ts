@@ -20,6 +20,7 @@ import {
 import { formatSeconds } from '../../util/format-seconds.js';
 import { stdioServerEnvironment } from './child-environment.js';
 import { isStdioServer, type McpServerConfig } from './config.js';
+import { launchAs, resolveRunAs } from './run-as.js';
 import { StderrTail } from './stderr-tail.js';
 import { WatchedStdioTransport, exitText, type ProcessExit } from './stdio-process.js';
 
@@ -79,7 +80,13 @@ export async function openMcpClient(
   options: OpenClientOptions,
 ): Promise<OpenClient> {
   const stderr = isStdioServer(config) ? new StderrTail(options.onStderrLine ?? (() => {})) : undefined;
-  const transport = createTransport(config, stderr);
+  let transport: Transport;
+  try {
+    transport = createTransport(config, stderr);
+  } catch (error) {
+    // A user to run it as that is unknown, or one the server cannot switch to.
+    throw new McpConnectError(shortMessage(error));
+  }
   const watched = transport instanceof WatchedStdioTransport ? transport : undefined;
   const stderrRead = async () => watched?.stderrRead();
   const client = new Client(CLIENT_INFO, { capabilities: {} });
@@ -143,12 +150,13 @@ export async function listAllTools(
 
 function createTransport(config: McpServerConfig, stderr: StderrTail | undefined): Transport {
   if (isStdioServer(config)) {
+    // Looked up at each start: a user added or removed since is seen, as `id` would.
+    const runAs = resolveRunAs(config.user, config.group);
     // Its stderr goes to the log line by line, and its last lines say why it failed.
     return new WatchedStdioTransport(
       {
-        command: config.command,
-        args: config.args ?? [],
-        env: stdioServerEnvironment(config.env),
+        ...launchAs(runAs, config.command, config.args ?? []),
+        env: stdioServerEnvironment(config.env, runAs),
         ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
       },
       stderr!,
