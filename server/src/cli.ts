@@ -13,10 +13,12 @@ import { SETTINGS } from './config/settings/index.js';
 import { listenProblem } from './config/startup-problems.js';
 import { withSecretFiles } from './config/secret-files.js';
 import { describeHosts } from './transport/host-guard.js';
+import { ADMIN_COMMANDS, runAdminCommand } from './transport/admin-command.js';
 
 const HELP = `aalis-server: the Aalis chat protocol server
 
 Usage: aalis-server [--config FILE] [--check] [--help]
+       aalis-server pause|resume|status [--url URL] [--token TOKEN] [--reason TEXT]
 
   --config FILE   read the configuration file FILE (JSON); AALIS_CONFIG=FILE does the same.
                   Each variable below that is set wins over the file for what it names;
@@ -64,6 +66,17 @@ function parseArguments(argv: readonly string[]): Arguments {
 }
 
 export async function main(argv: string[], env: Record<string, string | undefined>): Promise<number> {
+  // The owner's switch of a running server (its own small client): `aalis-server pause ...`.
+  const command = ADMIN_COMMANDS.find((name) => name === argv[0]);
+  if (command) {
+    try {
+      return await runAdminCommand(command, argv.slice(1), withSecretFiles(env));
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      console.error(`aalis-server ${command}: ${error.message}`);
+      return 2;
+    }
+  }
   let args: Arguments;
   let loaded: LoadedConfig;
   try {

@@ -10,6 +10,7 @@ import { dirname, resolve } from 'node:path';
 import type { ApprovalPolicy } from '../agent/approval-policy.js';
 import { ConfigError } from '../util/setting-values.js';
 import type { AuthSettings } from '../identity/auth-config.js';
+import type { ChallengeSettings } from '../identity/challenge-config.js';
 import type { BudgetSettings } from '../budgets/budget-config.js';
 import type { IpLimitSettings } from '../transport/ip-limits.js';
 import type { ImageFileSettings } from '../images/image-config.js';
@@ -50,6 +51,10 @@ export interface ConfigFileSettings {
   allowedOrigins?: string[];
   token?: string;
   metricsToken?: string;
+  /** The owner's switch (`/admin/*`, `aalis-server pause`): `AALIS_ADMIN_TOKEN`. */
+  adminToken?: string;
+  /** A bot challenge for anonymous visitors: each key stands for an `AALIS_CHALLENGE*` variable. */
+  challenge?: ChallengeSettings;
   /** Signed visitor identity: each key stands for an `AALIS_AUTH*` variable. */
   auth?: AuthSettings;
   /** What visitors and the server may spend: each key stands for an `AALIS_*` budget variable. */
