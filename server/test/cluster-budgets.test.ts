@@ -1,13 +1,16 @@
 /**
  * Limits hold for the whole site when instances share Redis: a turn running on one
- * instance counts on every other against the concurrent-turns budget, and an address's
- * sends per minute are counted once over all instances. Two servers in one process on a
+ * instance counts on every other against the concurrent-turns budget, an address's sends
+ * per minute and turns per hour are counted once over all instances, and the owner's
+ * pause on one instance holds on every other. Two servers in one process on a
  * real Redis, each on its own fake upstream.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { RedisSessionCluster } from '../src/cluster/redis-cluster.js';
 import { connectRedis } from '../src/cluster/redis-connections.js';
 import { SharedIpRates } from '../src/cluster/shared-ip-rates.js';
+import { RedisBudgetStore } from '../src/budgets/redis-budget-store.js';
+import { RedisPauseSwitch } from '../src/budgets/pause-switch.js';
 import { MemoryHistoryStore } from '../src/history/memory-store.js';
 import { completionChunk, sse, textAnswer, usageChunk, type Reply } from './fake-upstream.js';
 import { startRedis, type RedisService } from './services/redis.js';
@@ -67,17 +70,20 @@ test('maxConcurrentTurns counts the turns of every instance', async () => {
   expect(next).toMatchObject({ type: 'message', message: { status: 'complete' } });
 }, 30_000);
 
-test("an address's sends per minute are counted once for every instance", async () => {
+test("an address's sends per minute and turns per hour are counted once for every instance", async () => {
   const connections = await connectRedis(redis.url, silent);
   const cluster = new RedisSessionCluster(connections, silent, { leaseMs: 1_000 });
   clusters.push(cluster);
-  const shared = {
-    ipLimits: { sendsPerMinute: 2 },
+  // Every instance counts in the same Redis, as app.ts sets them up.
+  const shared = () => ({
+    ipLimits: { sendsPerMinute: 3 },
+    budgets: { ipTurnsPerHour: 2 },
+    budgetStore: new RedisBudgetStore(connections.command, 'test:counts:'),
     sharedIpRates: new SharedIpRates(connections.command, 'test:ip:'),
-  };
+  });
   const replies = () => [{ body: textAnswer('One.') }, { body: textAnswer('Two.') }];
-  const one = await startServer({ replies: replies(), cluster, store: new MemoryHistoryStore(), ...shared });
-  const two = await startServer({ replies: replies(), cluster, store: new MemoryHistoryStore(), ...shared });
+  const one = await startServer({ replies: replies(), cluster, store: new MemoryHistoryStore(), ...shared() });
+  const two = await startServer({ replies: replies(), cluster, store: new MemoryHistoryStore(), ...shared() });
   servers.push(one, two);
   const tabs = [await one.connect(), await two.connect()];
   for (const tab of tabs) await tab.hello();
@@ -85,8 +91,44 @@ test("an address's sends per minute are counted once for every instance", async 
   await tabs[0]!.turnEnd();
   tabs[1]!.send({ type: 'send', text: 'second' });
   await tabs[1]!.turnEnd();
-  // Each instance alone has seen one send; together, the address used its two.
+  // Each instance alone has seen one turn; together, the address used its two.
   tabs[0]!.send({ type: 'send', text: 'third', clientMessageId: 't3' });
-  const refused = await tabs[0]!.next((f) => f.type === 'error' && f.clientMessageId === 't3');
-  expect(refused).toMatchObject({ code: 'rate_limited' });
+  const overTurns = await tabs[0]!.next((f) => f.type === 'error' && f.clientMessageId === 't3');
+  expect(overTurns).toMatchObject({ code: 'quota_exceeded', limit: 'address_turns' });
+  // And its three sends of the minute are spent (the refused one counted too).
+  tabs[1]!.send({ type: 'send', text: 'fourth', clientMessageId: 't4' });
+  const overSends = await tabs[1]!.next((f) => f.type === 'error' && f.clientMessageId === 't4');
+  expect(overSends).toMatchObject({ code: 'rate_limited' });
+}, 30_000);
+
+test('pausing one instance pauses every instance on the same Redis', async () => {
+  const connections = await connectRedis(redis.url, silent);
+  const cluster = new RedisSessionCluster(connections, silent, { leaseMs: 1_000 });
+  clusters.push(cluster);
+  const adminToken = 'owner-token-0123456789';
+  const on = () => ({
+    cluster,
+    store: new MemoryHistoryStore(),
+    adminToken,
+    pauseSwitch: new RedisPauseSwitch(connections.command, 'test:paused'),
+  });
+  const one = await startServer({ ...on() });
+  const two = await startServer({ ...on(), replies: [{ body: textAnswer('Resumed.') }] });
+  servers.push(one, two);
+  const admin = (server: Harness, path: string) =>
+    fetch(`${server.url.replace(/^ws/, 'http').replace(/\/ws$/, '')}/admin/${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}` },
+    });
+  expect((await admin(one, 'pause')).status).toBe(200);
+  const tab = await two.connect();
+  await tab.hello();
+  tab.send({ type: 'send', text: 'hi', clientMessageId: 'p' });
+  expect(await tab.next((f) => f.type === 'error' && f.clientMessageId === 'p')).toMatchObject({
+    code: 'paused',
+  });
+  expect((await admin(two, 'resume')).status).toBe(200);
+  const from = tab.frames.length;
+  tab.send({ type: 'send', text: 'now?', clientMessageId: 'q' });
+  expect(await tab.turnEnd(from)).toMatchObject({ message: { status: 'complete' } });
 }, 30_000);
