@@ -6,6 +6,7 @@ import {
   normalizeAddress,
   parseTrustProxyEntry,
 } from '../src/transport/client-ip.js';
+import { addressKey, canonicalAddress } from '../src/transport/address-form.js';
 
 describe('client IP', () => {
   test('without trusted proxies it is the socket address, whatever the header says', () => {
@@ -58,5 +59,34 @@ describe('client IP', () => {
     const loopbackOnly = createClientIp(['loopback']);
     expect(loopbackOnly('127.9.9.9', '203.0.113.7')).toBe('203.0.113.7');
     expect(loopbackOnly('10.0.0.1', '203.0.113.7')).toBe('10.0.0.1');
+  });
+});
+
+describe('one spelling per address, one key per /64', () => {
+  test.each([
+    ['2001:DB8:0:0:0:0:0:1', '2001:db8::1'],
+    ['2001:0db8::0001', '2001:db8::1'],
+    ['::ffff:c000:24d', '192.0.2.77'],
+    ['::FFFF:192.0.2.77', '192.0.2.77'],
+    ['2001:db8:0:0:1:0:0:1', '2001:db8::1:0:0:1'],
+    ['2001:0:0:1:0:0:0:1', '2001:0:0:1::1'],
+    ['fe80::1%eth0', 'fe80::1'],
+    ['::', '::'],
+    ['1::', '1::'],
+  ])('%s is %s', (given, canonical) => {
+    expect(canonicalAddress(given)).toBe(canonical);
+  });
+
+  test('not an address is undefined', () => {
+    for (const text of ['', 'localhost', '1.2.3', '2001:db8:::1', '::ffff:1.2.3.4.5'])
+      expect(canonicalAddress(text)).toBeUndefined();
+  });
+
+  test('an IPv6 address counts by its prefix, IPv4 by itself', () => {
+    expect(addressKey('2001:db8:1:2:3:4:5:6')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:db8:1:2ff:3:4:5:6', 56)).toBe('2001:db8:1:200::/56');
+    expect(addressKey('2001:db8::6', 128)).toBe('2001:db8::6');
+    expect(addressKey('2001:db8::6', 1)).toBe('::/1');
+    expect(addressKey('192.0.2.77')).toBe('192.0.2.77');
   });
 });
