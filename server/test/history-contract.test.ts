@@ -335,6 +335,21 @@ describe.each(backends.map((backend) => [backend.name, backend] as const))(
         expect(await store.getImage('img_kept')).toBeDefined();
       });
 
+      test('those no message names are summed by their bytes, whatever their age or session', async () => {
+        const store = await fresh();
+        expect(await store.unsentImageBytes()).toBe(0);
+        const ref = { id: 'img_sent', mimeType: 'image/png' as const, width: 3, height: 2, bytes: 5 };
+        await store.putImage(image('img_sent', 's', 10));
+        await store.putImage(image('img_unsent', 's', 10, Buffer.alloc(300)));
+        await store.putImage(image('img_other', 'other', 99, Buffer.alloc(7)));
+        await store.beginTurn('s', { ...text('u1'), images: [ref] }, 10, 'v1');
+        // A message names an image of its own session only.
+        await store.beginTurn('third', { ...text('u2'), images: [{ ...ref, id: 'img_other' }] }, 10, 'v1');
+        expect(await store.unsentImageBytes()).toBe(307);
+        expect(await store.dropOrphanImages(50)).toBe(1);
+        expect(await store.unsentImageBytes()).toBe(7);
+      });
+
       test('go with their session when it is deleted', async () => {
         const store = await fresh();
         await store.beginTurn('s', text('u1'), 10, 'v1');

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { MemoryHistoryStore } from '../src/history/memory-store.js';
 import { createUploadTickets } from '../src/images/upload-ticket.js';
 import { textAnswer } from './fake-upstream.js';
+import { png } from './image-bytes.js';
 import { startServer, type Harness } from './ws-harness.js';
 
 let server: Harness | undefined;
@@ -110,11 +111,8 @@ describe('uploads', () => {
       status: 413,
       json: { code: 'too_big', error: 'an image may be at most 0 MB' },
     });
-    // A PNG header that says 9,000 pixels wide: more than any provider here takes.
-    const wide = Buffer.alloc(33);
-    image('chart.png').copy(wide, 0, 0, 16);
-    wide.writeUInt32BE(9_000, 16);
-    wide.writeUInt32BE(10, 20);
+    // A whole PNG 9,000 pixels wide (one black grey row): more than any provider here takes.
+    const wide = png({ width: 9_000, height: 1, colourType: 0 }, 9_001);
     expect(await upload(server, wide, { ticket })).toMatchObject({
       status: 413,
       json: { code: 'too_big', error: 'an image may be at most 8000 pixels wide and high' },

@@ -116,12 +116,28 @@ export function wholeSetting(env: Env, key: string, fromFile: number | undefined
   });
 }
 
+/**
+ * A whole number from 0 (no limit) to the setting's largest, its variable over the file's
+ * value over its default: for the limits whose schema allows 0.
+ */
+export function limitSetting(env: Env, key: string, fromFile: number | undefined): number {
+  const { variables, schema } = setting(key);
+  const name = variables[0]!.name;
+  const max = schema.maximum as number;
+  const text = env[name]?.trim();
+  if (!text) return fromFile ?? (setting(key).default as number);
+  if (!/^\d+$/.test(text) || Number(text) > max)
+    throw new ConfigError(`${name} must be a whole number from 0 (no limit) to ${max}; it is "${text}"`);
+  return Number(text);
+}
+
 /** The images' settings: `AALIS_VISION` and the limits over the file's `images` block. */
 export function loadImageConfig(env: Env, file: ImageFileSettings = {}, problems: Problems): ImageConfig {
   const settings = { ...DEFAULT_IMAGE_SETTINGS };
   for (const [key] of blockVariables<keyof ImageSettings | 'vision'>('images')) {
     if (key === 'vision') continue;
-    const value = problems.catch(() => wholeSetting(env, `images.${key}`, file[key]));
+    const read = setting(`images.${key}`).schema.minimum === 0 ? limitSetting : wholeSetting;
+    const value = problems.catch(() => read(env, `images.${key}`, file[key]));
     if (value !== undefined) settings[key] = value;
   }
   const vision = problems.catch(() => onOffSetting(env, 'images.vision')) ?? file.vision;

@@ -62,15 +62,27 @@ export class MemoryHistoryStore implements HistoryStore {
   async dropOrphanImages(before: number): Promise<number> {
     let dropped = 0;
     for (const [id, image] of this.#images) {
-      const named = this.#sessions
-        .get(image.sessionId)
-        ?.messages.some((message) => message.images?.some((ref) => ref.id === id));
-      if (image.createdAt < before && !named) {
+      if (image.createdAt < before && !this.#named(image)) {
         this.#images.delete(id);
         dropped++;
       }
     }
     return dropped;
+  }
+
+  async unsentImageBytes(): Promise<number> {
+    let bytes = 0;
+    for (const image of this.#images.values()) if (!this.#named(image)) bytes += image.bytes;
+    return bytes;
+  }
+
+  /** Whether a message of the image's session names it. */
+  #named(image: StoredImage): boolean {
+    return (
+      this.#sessions
+        .get(image.sessionId)
+        ?.messages.some((message) => message.images?.some((ref) => ref.id === image.id)) ?? false
+    );
   }
 
   async hasSession(sessionId: string): Promise<boolean> {

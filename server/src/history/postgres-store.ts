@@ -300,6 +300,16 @@ export class PostgresHistoryStore implements HistoryStore {
     return rowCount ?? 0;
   }
 
+  async unsentImageBytes(): Promise<number> {
+    // sum() of an integer column is a bigint, which pg gives as a string.
+    const { rows } = await this.#pool.query<{ bytes: string }>(
+      `SELECT coalesce(sum(bytes), 0) AS bytes FROM images
+        WHERE NOT EXISTS (SELECT 1 FROM messages
+                           WHERE messages.session_id = images.session_id AND strpos(messages.body, images.id) > 0)`,
+    );
+    return Number(rows[0]!.bytes);
+  }
+
   async setFeedback(sessionId: string, messageId: string, feedback: Feedback): Promise<FeedbackKept | false> {
     // Read, changed and written back in one transaction, the row locked meanwhile: the body
     // is JSON text that may hold what JSONB refuses (a NUL), so it is not cast to JSONB.

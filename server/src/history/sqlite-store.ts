@@ -159,6 +159,12 @@ export class SqliteHistoryStore implements HistoryStore {
             AND NOT EXISTS (SELECT 1 FROM messages
                              WHERE messages.session_id = images.session_id AND instr(messages.body, images.id) > 0)`,
       ),
+      // Reads only columns stored before the blob: no image's bytes are read.
+      unsentImageBytes: db.prepare(
+        `SELECT coalesce(sum(bytes), 0) FROM images
+          WHERE NOT EXISTS (SELECT 1 FROM messages
+                             WHERE messages.session_id = images.session_id AND instr(messages.body, images.id) > 0)`,
+      ),
       // In the stored body: only an answer of that session (the verdict before is read first).
       feedbackOf: db.prepare(
         `SELECT json_extract(body, '$.feedback') AS feedback FROM messages
@@ -309,6 +315,10 @@ export class SqliteHistoryStore implements HistoryStore {
 
   async dropOrphanImages(before: number): Promise<number> {
     return Number(this.#statements.dropOrphanImages.run(before).changes);
+  }
+
+  async unsentImageBytes(): Promise<number> {
+    return Number(firstColumn<number>(this.#statements.unsentImageBytes.get()) ?? 0);
   }
 
   async setFeedback(sessionId: string, messageId: string, feedback: Feedback): Promise<FeedbackKept | false> {

@@ -85,6 +85,11 @@ export interface HistoryStore {
    */
   dropOrphanImages(before: number): Promise<number>;
   /**
+   * The bytes of every image that no message of its session names yet (uploaded, not
+   * sent): what the cap on unsent uploads holds against (transport/image-routes.ts).
+   */
+  unsentImageBytes(): Promise<number>;
+  /**
    * Records that a tool call is about to run, before it runs. False when the call was
    * recorded before (it ran, or may have run, already), or when its turn is no longer
    * the one marked running (another instance ended it): either way it must not run.

@@ -4,9 +4,11 @@
  * scope of its own, so that the raw-body parser it needs never reaches the host's routes.
  *
  * Every refusal is JSON `{ error, code }` with a status a page can act on, and nothing is
- * stored until the bytes are read whole and checked: an image is a PNG, JPEG, WebP or GIF
- * by its own bytes, with a readable size, within the limits. Uploads no question ever
- * named go after a day (checked hourly, and at start), until the app closes.
+ * stored until the bytes are read whole and checked: an image is a whole PNG, JPEG, WebP
+ * or GIF by its own bytes (images/describe-image.ts), within the size caps, within the
+ * session's count, the address's uploads and bytes per hour (upload-limits.ts, counted in
+ * the store every instance shares) and the server's cap on unsent bytes. Uploads no
+ * question named go after an hour (unsent-sweep.ts: at start, then every 10 minutes).
  */
 import { randomBytes } from 'node:crypto';
 import type { ImageRef } from '@aalis/protocol';
@@ -16,9 +18,10 @@ import type { BudgetStore } from '../budgets/budget-store.js';
 import type { ClientIpOf } from './client-ip.js';
 import { isOriginAllowed } from './origin.js';
 import { retryAfterSeconds } from './ip-limits.js';
-import { RateWindow } from '../util/rate-window.js';
+import { uploadLimits, type UploadVerdict } from './upload-limits.js';
+import { sweepUnsentImages } from './unsent-sweep.js';
 import { describeImage } from '../images/describe-image.js';
-import { ORPHAN_IMAGE_MS, type ImageSettings } from '../images/image-settings.js';
+import { MAX_PIXELS, MAX_SIDE, UNSENT_SWEEP_MS, type ImageSettings } from '../images/image-settings.js';
 import type { UploadTickets } from '../images/upload-ticket.js';
 
 export const IMAGES_PATH = '/images';
@@ -38,12 +41,11 @@ export interface ImageRoutesOptions {
   now?: () => number;
 }
 
-/** Longest side accepted, in pixels: Anthropic refuses larger images. */
-const MAX_SIDE = 8_000;
-
-/** Addresses whose upload counts are kept at once; the oldest goes first beyond this. */
-const MAX_TRACKED_ADDRESSES = 10_000;
-const HOUR_MS = 60 * 60 * 1000;
+/** What a 429 of the address's counts says, by the count that ran out. */
+const TOO_MANY = {
+  uploads: 'too many images from this address: try again later',
+  bytes: 'too many megabytes of images from this address: try again later',
+} as const;
 
 /** 128 random bits: the id is the key to the image, as a session id is to a conversation. */
 const newImageId = (): string => `img_${randomBytes(16).toString('base64url')}`;
@@ -52,19 +54,17 @@ const newImageId = (): string => `img_${randomBytes(16).toString('base64url')}`;
 const IMAGE_ID = /^img_[A-Za-z0-9_-]{22}$/;
 
 export async function registerImageRoutes(app: FastifyInstance, options: ImageRoutesOptions): Promise<void> {
-  const { store, tickets, settings, allowedOrigins, guarded, clientIpOf, now = Date.now } = options;
-  const orphans = sweepOrphanImages(store, app.log);
-  app.addHook('onClose', async () => clearInterval(orphans));
-  const perAddress = new Map<string, RateWindow>();
-  const uploadFrom = (address: string) => {
-    let window = perAddress.get(address);
-    if (!window) {
-      if (perAddress.size >= MAX_TRACKED_ADDRESSES) perAddress.delete(perAddress.keys().next().value!);
-      window = new RateWindow(settings.perIpPerHour, HOUR_MS, now);
-      perAddress.set(address, window);
-    }
-    return window.take();
-  };
+  const { store, tickets, settings, allowedOrigins, guarded, clientIpOf, addressKeyOf, counters } = options;
+  const { now = Date.now } = options;
+  const sweeper = await sweepUnsentImages({ store, counters, now, log: app.log });
+  app.addHook('onClose', async () => clearInterval(sweeper));
+  const limits = uploadLimits({
+    counters,
+    perHour: settings.perIpPerHour,
+    bytesPerHour: settings.perIpBytesPerHour,
+    now,
+    onError: (error, what) => app.log.error({ err: error }, what),
+  });
 
   await app.register(async (scope) => {
     // The body is the image itself, whatever type it says it is (its bytes decide).
@@ -110,7 +110,7 @@ export async function registerImageRoutes(app: FastifyInstance, options: ImageRo
     // Who may upload is checked before a byte of the body is read: a request without a
     // ticket, from another origin, over the rate or announcing too large a body never
     // makes the server buffer anything.
-    const sessions = new WeakMap<FastifyRequest, string>();
+    const admitted = new WeakMap<FastifyRequest, { sessionId: string; address: string | undefined }>();
     const admit = async (request: FastifyRequest, reply: FastifyReply) => {
       if (!corsFor(request, reply))
         return refuse(reply, 403, 'origin', 'this page may not upload to this server');
@@ -126,29 +126,40 @@ export async function registerImageRoutes(app: FastifyInstance, options: ImageRo
             : 'an upload needs the ticket of a session (ready.uploads.ticket)',
         );
       }
-      if (Number(request.headers['content-length'] ?? 0) > settings.maxBytes) return tooBig(reply);
-      const address = clientIpOf(request.socket.remoteAddress, request.headers['x-forwarded-for']);
-      const rate = address === undefined ? ({ ok: true } as const) : uploadFrom(address);
-      if (!rate.ok) {
-        void reply.header('retry-after', String(retryAfterSeconds(rate.retryInMs)));
-        return refuse(reply, 429, 'too_many', 'too many images from this address: try again later');
-      }
-      sessions.set(request, checked.sessionId);
+      const announced = Number(request.headers['content-length'] ?? 0);
+      if (announced > settings.maxBytes) return tooBig(reply);
+      const ip = clientIpOf(request.socket.remoteAddress, request.headers['x-forwarded-for']);
+      // Counted by its /64 for IPv6: one host holds a whole /64, and would otherwise have 2^64 budgets.
+      const address = ip === undefined ? undefined : addressKeyOf(ip);
+      const verdict =
+        address === undefined ? ({ ok: true } as const) : await limits.arriving(address, announced);
+      if (!verdict.ok) return tooMany(reply, verdict);
+      admitted.set(request, { sessionId: checked.sessionId, address });
     };
     const tooBig = (reply: FastifyReply) =>
       refuse(reply, 413, 'too_big', `an image may be at most ${megabytes(settings.maxBytes)}`);
+    const tooMany = (reply: FastifyReply, verdict: UploadVerdict & { ok: false }) => {
+      void reply.header('retry-after', String(retryAfterSeconds(verdict.retryInMs)));
+      return refuse(reply, 429, 'too_many', TOO_MANY[verdict.limit]);
+    };
 
     scope.post(IMAGES_PATH, { onRequest: [...guarded, admit] }, async (request, reply) => {
-      const sessionId = sessions.get(request)!;
+      const { sessionId, address } = admitted.get(request)!;
       const data = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const facts = describeImage(data);
-      if (!facts) {
+      const checked = await describeImage(data);
+      if (!checked.ok && checked.code === 'not_an_image') {
         return refuse(reply, 415, 'not_an_image', 'this file is not a PNG, JPEG, WebP or GIF image');
       }
-      // The largest side any provider here takes (Anthropic: 8,000 pixels).
-      if (facts.width > MAX_SIDE || facts.height > MAX_SIDE) {
-        return refuse(reply, 413, 'too_big', `an image may be at most ${MAX_SIDE} pixels wide and high`);
+      if (!checked.ok) {
+        // The largest side any provider here takes (Anthropic: 8,000 pixels), and the pixels
+        // that bound the work of checking an image (image-settings.ts).
+        const error =
+          checked.limit === 'side'
+            ? `an image may be at most ${MAX_SIDE} pixels wide and high`
+            : `an image may have at most ${MAX_PIXELS / 1_000_000} megapixels`;
+        return refuse(reply, 413, 'too_big', error);
       }
+      const { facts } = checked;
       if ((await store.countImages(sessionId)) >= settings.maxPerSession) {
         return refuse(
           reply,
@@ -156,6 +167,22 @@ export async function registerImageRoutes(app: FastifyInstance, options: ImageRo
           'too_many',
           `a conversation may have at most ${settings.maxPerSession} images`,
         );
+      }
+      // Uploads at once may each pass this check before any is stored: the cap can be
+      // passed by what is in flight, at most the maxBytes of each.
+      if ((await store.unsentImageBytes()) + data.length > settings.maxUnsentBytes) {
+        void reply.header('retry-after', String(UNSENT_SWEEP_MS / 1000));
+        return refuse(
+          reply,
+          507,
+          'storage_full',
+          'this server holds as many images not yet sent as it can: try again later',
+        );
+      }
+      // The last check: what is counted here is stored.
+      if (address !== undefined) {
+        const verdict = await limits.storing(address, data.length);
+        if (!verdict.ok) return tooMany(reply, verdict);
       }
       const image: ImageRef = { id: newImageId(), ...facts, bytes: data.length };
       await store.putImage({ ...image, sessionId, data, createdAt: now() });
@@ -191,16 +218,3 @@ function refuse(reply: FastifyReply, status: number, code: string, error: string
 }
 
 const megabytes = (bytes: number): string => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
-
-/** Deletes the uploads no question named within a day, now and every hour; the timer is returned. */
-function sweepOrphanImages(store: HistoryStore, log: FastifyInstance['log']): NodeJS.Timeout {
-  const sweep = () =>
-    store.dropOrphanImages(Date.now() - ORPHAN_IMAGE_MS).then(
-      (dropped) => dropped && log.info({ dropped }, 'images never sent were deleted'),
-      (error: unknown) => log.error({ err: error }, 'deleting images never sent failed'),
-    );
-  void sweep();
-  const timer = setInterval(() => void sweep(), 60 * 60 * 1000);
-  timer.unref();
-  return timer;
-}

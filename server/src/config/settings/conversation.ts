@@ -49,9 +49,12 @@ export const IMAGES_BLOCK: Block = {
     'Images visitors may attach to a question (PNG, JPEG, WebP, GIF), uploaded over HTTP and sent to the model as image parts. On when the model reads images.',
 };
 
-/** Each image limit: its key, its variable, its largest value, its `--help` line and what it is. */
+/**
+ * Each image limit: its key, its variable, its largest value, its `--help` line, what it
+ * is, and its smallest value (1, or 0 where 0 means no limit).
+ */
 const IMAGE_LIMITS: Array<
-  [key: keyof ImageSettings, name: string, max: number, help: string, description: string]
+  [key: keyof ImageSettings, name: string, max: number, help: string, description: string, min?: 0]
 > = [
   [
     'maxBytes',
@@ -79,7 +82,22 @@ const IMAGE_LIMITS: Array<
     'AALIS_IMAGE_IP_PER_HOUR',
     1_000_000,
     'most image uploads from one client address per hour',
-    'most image uploads from one client address per hour (each instance counts its own).',
+    "most image uploads from one client address (an IPv6 /64) per clock hour, every attempt counted, in the counters every instance shares (the budgets' store: SQLite, Redis or memory).",
+  ],
+  [
+    'perIpBytesPerHour',
+    'AALIS_IMAGE_BYTES_PER_IP_PER_HOUR',
+    1024 * 1024 * 1024 * 1024,
+    'most bytes of images one client address may store per hour; 0: no limit',
+    'most bytes of images one client address (an IPv6 /64) may store per clock hour, counted with the uploads; 0 for no limit.',
+    0,
+  ],
+  [
+    'maxUnsentBytes',
+    'AALIS_IMAGE_MAX_UNSENT_BYTES',
+    1024 * 1024 * 1024 * 1024,
+    'most bytes of uploads no question has named yet, on the whole server',
+    'most bytes of uploads no question has named yet, all visitors together (an upload past it gets 507 storage_full); unsent uploads are deleted after an hour.',
   ],
 ];
 
@@ -100,10 +118,10 @@ export const IMAGE_SETTINGS: Setting[] = [
       'true when the model reads images (visitors may attach them), false for none; the variable says on or off.',
     fallback: 'true for openai, openai-responses, anthropic and demo; false for deepseek and ollama',
   },
-  ...IMAGE_LIMITS.map(([key, name, max, help, description]): Setting => ({
+  ...IMAGE_LIMITS.map(([key, name, max, help, description, min = 1]): Setting => ({
     key: `images.${key}`,
     variables: [variable(name, help)],
-    schema: { type: 'integer', minimum: 1, maximum: max },
+    schema: { type: 'integer', minimum: min, maximum: max },
     description,
     default: DEFAULT_IMAGE_SETTINGS[key],
   })),
