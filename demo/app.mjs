@@ -3,7 +3,13 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DemoProvider, createAalisServer, loadServerConfig, setPageHeaders } from '@aalis/server';
+import {
+  DemoProvider,
+  challengeOrigins,
+  createAalisServer,
+  loadServerConfig,
+  setPageHeaders,
+} from '@aalis/server';
 
 const publicDir = fileURLToPath(new URL('./public/', import.meta.url));
 const TYPES = {
@@ -22,9 +28,11 @@ export async function startDemo(env = process.env) {
   const { config, env: resolved } = loadServerConfig({ env });
   // The demo page is this server's page: the plain one aalis-server serves stays off.
   const server = await createAalisServer({ ...config, page: false }, resolved);
+  // A bot challenge (AALIS_CHALLENGE) draws its check with the provider's script and frame.
+  const challenge = config.challenge ? challengeOrigins(config.challenge) : [];
   // Only the files that ship in public/ are served, by exact name.
   const files = new Set(await readdir(publicDir));
-  server.app.get('/', (request, reply) => send(request, reply, 'index.html'));
+  server.app.get('/', (request, reply) => send(request, reply, 'index.html', challenge));
   // The scenario buttons come from the demo model's own list, whatever model answers.
   server.app.get('/scenarios.json', (request, reply) =>
     reply.header('cache-control', 'no-cache').send(DemoProvider.scenarios),
@@ -32,7 +40,7 @@ export async function startDemo(env = process.env) {
   server.app.get('/:file', (request, reply) => {
     const { file } = request.params;
     if (!files.has(file)) return reply.code(404).type('text/plain').send('not found');
-    return send(request, reply, file);
+    return send(request, reply, file, challenge);
   });
   try {
     await server.app.listen({ port: config.port, host: config.host });
@@ -48,10 +56,10 @@ export async function startDemo(env = process.env) {
   return { ...server, url, config };
 }
 
-async function send(request, reply, file) {
+async function send(request, reply, file, challenge) {
   const body = await readFile(join(publicDir, file));
   // The policy of every page the server serves: its own scripts, styles and socket only.
-  if (extname(file) === '.html') setPageHeaders(request, reply);
+  if (extname(file) === '.html') setPageHeaders(request, reply, challenge);
   return reply
     .type(TYPES[extname(file)] ?? 'application/octet-stream')
     .header('cache-control', 'no-cache')

@@ -28,6 +28,7 @@ import { hostGuardOnce, sharedHostCheck } from './transport/host-guard-once.js';
 import { aalisChat, type AalisChatOptions } from './adapters/fastify-plugin.js';
 import { DemoProvider } from './providers/demo/index.js';
 import { registerChatPage } from './transport/chat-page.js';
+import { challengeOrigins } from './identity/challenge-config.js';
 import { HEALTH_PATH } from './transport/http-routes.js';
 import { READ_METHODS, setBaseSecurityHeaders } from './transport/security-headers.js';
 
@@ -140,7 +141,7 @@ export async function createAalisServer(
       ...extra.sessions,
     },
   });
-  if (config.page) registerChatPage(app);
+  if (config.page) registerChatPage(app, config.challenge ? challengeOrigins(config.challenge) : []);
   app.addHook('onClose', async () => {
     await provider.close();
     await cluster?.close();

@@ -22,6 +22,14 @@ export { createAalisServer, type AalisServer } from './app.js';
 export { loadConfig, loadServerConfig, ConfigError, type ServerConfig } from './config/server-config.js';
 export { describeHosts } from './transport/host-guard.js';
 export { pagePolicy, setPageHeaders } from './transport/chat-page.js';
+export { challengeOrigins, type ChallengeConfig } from './identity/challenge-config.js';
+export {
+  FilePauseSwitch,
+  MemoryPauseSwitch,
+  RedisPauseSwitch,
+  type PauseState,
+  type PauseSwitch,
+} from './budgets/pause-switch.js';
 export {
   IpLimits,
   DEFAULT_IP_LIMITS,

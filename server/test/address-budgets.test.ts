@@ -74,7 +74,9 @@ describe('per-address turn budget', () => {
       expect((refused as { retryInMs: number }).retryInMs).toBeLessThanOrEqual(3_600_000);
     }
     // The next /64, and an IPv4 address, have budgets of their own.
-    expect(await turnFrom(harness.url, { forwardedFor: '2001:db8:0:1::1' })).toMatchObject({ type: 'message' });
+    expect(await turnFrom(harness.url, { forwardedFor: '2001:db8:0:1::1' })).toMatchObject({
+      type: 'message',
+    });
     expect(await turnFrom(harness.url, { forwardedFor: '198.51.100.7' })).toMatchObject({ type: 'message' });
   });
 
@@ -122,7 +124,13 @@ describe('per-address turn budget', () => {
       budgets: { ipTokensPerDay: 500 },
       ipLimits: { maxConnections: 0, connectionsPerMinute: 0, sendsPerMinute: 0 },
     });
-    expect(await turnFrom(harness.url, {})).toMatchObject({ type: 'message', message: { status: 'complete' } });
-    expect(await turnFrom(harness.url, {})).toMatchObject({ code: 'quota_exceeded', limit: 'address_tokens' });
+    expect(await turnFrom(harness.url, {})).toMatchObject({
+      type: 'message',
+      message: { status: 'complete' },
+    });
+    expect(await turnFrom(harness.url, {})).toMatchObject({
+      code: 'quota_exceeded',
+      limit: 'address_tokens',
+    });
   });
 });

@@ -36,7 +36,11 @@ async function startVerifier(): Promise<Verifier> {
       asked.push(form);
       const success = form.response === 'good' && form.secret === 'verify-secret';
       response.setHeader('content-type', 'application/json');
-      response.end(JSON.stringify(success ? { success: true } : { success: false, 'error-codes': ['invalid-input-response'] }));
+      response.end(
+        JSON.stringify(
+          success ? { success: true } : { success: false, 'error-codes': ['invalid-input-response'] },
+        ),
+      );
     });
   });
   server.listen(0, '127.0.0.1');
@@ -118,7 +122,11 @@ describe('the bot challenge', () => {
 
     // A token it accepts: the turn runs. The verifier was asked as the providers document.
     expect(await helloWith(client, 'good', anonymousKey)).toEqual([]);
-    expect(verifier.asked.at(-1)).toEqual({ secret: 'verify-secret', response: 'good', remoteip: '127.0.0.1' });
+    expect(verifier.asked.at(-1)).toEqual({
+      secret: 'verify-secret',
+      response: 'good',
+      remoteip: '127.0.0.1',
+    });
     expect(await sendOn(client, 'c')).toMatchObject({ type: 'message', message: { status: 'complete' } });
 
     // The same browser (its key) on a new connection is not asked again.

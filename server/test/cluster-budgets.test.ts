@@ -82,8 +82,18 @@ test("an address's sends per minute and turns per hour are counted once for ever
     sharedIpRates: new SharedIpRates(connections.command, 'test:ip:'),
   });
   const replies = () => [{ body: textAnswer('One.') }, { body: textAnswer('Two.') }];
-  const one = await startServer({ replies: replies(), cluster, store: new MemoryHistoryStore(), ...shared() });
-  const two = await startServer({ replies: replies(), cluster, store: new MemoryHistoryStore(), ...shared() });
+  const one = await startServer({
+    replies: replies(),
+    cluster,
+    store: new MemoryHistoryStore(),
+    ...shared(),
+  });
+  const two = await startServer({
+    replies: replies(),
+    cluster,
+    store: new MemoryHistoryStore(),
+    ...shared(),
+  });
   servers.push(one, two);
   const tabs = [await one.connect(), await two.connect()];
   for (const tab of tabs) await tab.hello();

@@ -39,7 +39,8 @@ function admin(harness: Harness, path: string, token?: string, body?: object) {
 describe('the pause switch', () => {
   test('without AALIS_ADMIN_TOKEN the routes do not exist', async () => {
     harness = await startServer({});
-    for (const path of ['pause', 'resume', 'status']) expect((await admin(harness, path, ADMIN)).status).toBe(404);
+    for (const path of ['pause', 'resume', 'status'])
+      expect((await admin(harness, path, ADMIN)).status).toBe(404);
   });
 
   test('a missing or wrong token is 401, and changes nothing', async () => {
@@ -108,7 +109,10 @@ describe('the pause switch', () => {
     const client = await harness.connect();
     await client.hello();
     client.send({ type: 'send', text: 'hi', clientMessageId: 'x' });
-    expect(await client.next((f) => f.type === 'error')).toMatchObject({ code: 'paused', clientMessageId: 'x' });
+    expect(await client.next((f) => f.type === 'error')).toMatchObject({
+      code: 'paused',
+      clientMessageId: 'x',
+    });
   });
 
   test('aalis-server pause, status and resume drive a running server', async () => {

@@ -35,6 +35,8 @@ export class AddressSends {
     } catch {
       return { ok: true };
     }
-    return count <= this.perMinute ? { ok: true } : { ok: false, retryInMs: this.#window.window(now).endsInMs };
+    return count <= this.perMinute
+      ? { ok: true }
+      : { ok: false, retryInMs: this.#window.window(now).endsInMs };
   }
 }

@@ -132,7 +132,8 @@ export class Budgets {
       return over(
         this.#addressTurns,
         'address_turns',
-        (later) => `this chat has answered as many messages from your network as it can this hour: try again in ${later}`,
+        (later) =>
+          `this chat has answered as many messages from your network as it can this hour: try again in ${later}`,
       );
     if (ipTokensPerDay && addressTokensUsed >= ipTokensPerDay)
       return over(

@@ -41,7 +41,11 @@ function parseState(text: string | null): PauseState {
   try {
     const value = JSON.parse(text) as Partial<PauseState>;
     if (value.paused !== true || typeof value.since !== 'number') return RUNNING;
-    return { paused: true, since: value.since, reason: typeof value.reason === 'string' ? value.reason : null };
+    return {
+      paused: true,
+      since: value.since,
+      reason: typeof value.reason === 'string' ? value.reason : null,
+    };
   } catch {
     return RUNNING;
   }

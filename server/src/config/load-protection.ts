@@ -10,7 +10,7 @@ import {
   type ChallengeSettings,
 } from '../identity/challenge-config.js';
 import { jwksAddressAllowed } from './load-access.js';
-import { Problems } from './problems.js';
+import type { Problems } from './problems.js';
 import { blockVariables, variableOf } from './settings/index.js';
 
 type Env = Record<string, string | undefined>;
@@ -19,7 +19,11 @@ type Env = Record<string, string | undefined>;
 export const MIN_ADMIN_TOKEN_CHARS = 16;
 
 /** `AALIS_ADMIN_TOKEN` over the file's `adminToken`; undefined when neither is set. */
-export function loadAdminToken(env: Env, fromFile: string | undefined, problems: Problems): string | undefined {
+export function loadAdminToken(
+  env: Env,
+  fromFile: string | undefined,
+  problems: Problems,
+): string | undefined {
   const variable = variableOf('adminToken');
   const token = env[variable]?.trim() || fromFile?.trim() || undefined;
   if (token !== undefined && token.length < MIN_ADMIN_TOKEN_CHARS)
@@ -53,7 +57,9 @@ export function loadChallenge(
     return undefined;
   }
   if (!CHALLENGE_PROVIDERS.includes(provider.value as ChallengeProvider)) {
-    problems.add(`${provider.label} must be one of ${CHALLENGE_PROVIDERS.join(', ')}; it is "${provider.value}"`);
+    problems.add(
+      `${provider.label} must be one of ${CHALLENGE_PROVIDERS.join(', ')}; it is "${provider.value}"`,
+    );
     return undefined;
   }
   const name = provider.value as ChallengeProvider;

@@ -30,3 +30,16 @@ export const CHALLENGE_ENDPOINTS: Readonly<
     scriptUrl: 'https://js.hcaptcha.com/1/api.js?render=explicit',
   },
 };
+
+/**
+ * The origins a page must allow (Content-Security-Policy) for the provider's widget:
+ * its script, the frame it draws the check in, and what those load.
+ */
+export function challengeOrigins(config: Pick<ChallengeConfig, 'provider' | 'scriptUrl'>): string[] {
+  const own =
+    config.provider === 'turnstile'
+      ? ['https://challenges.cloudflare.com']
+      : ['https://hcaptcha.com', 'https://*.hcaptcha.com'];
+  const script = new URL(config.scriptUrl).origin;
+  return own.includes(script) ? own : [...own, script];
+}

@@ -62,7 +62,7 @@ function mappedIPv4(words: number[]): string | undefined {
 /** RFC 5952: lower case, no leading zeros, the longest run of two or more zero words as `::` (the first on a tie). */
 function formatIPv6(words: number[]): string {
   let best = { start: -1, length: 1 };
-  for (let start = 0; start < 8; ) {
+  for (let start = 0; start < 8;) {
     if (words[start] !== 0) {
       start++;
       continue;

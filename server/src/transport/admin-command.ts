@@ -71,7 +71,9 @@ export async function runAdminCommand(
         authorization: `Bearer ${parsed.token}`,
         ...(command === 'status' ? {} : { 'content-type': 'application/json' }),
       },
-      ...(command === 'status' ? {} : { body: JSON.stringify(parsed.reason ? { reason: parsed.reason } : {}) }),
+      ...(command === 'status'
+        ? {}
+        : { body: JSON.stringify(parsed.reason ? { reason: parsed.reason } : {}) }),
       signal: AbortSignal.timeout(10_000),
     });
   } catch (error) {

@@ -29,7 +29,11 @@ export interface ChallengeGate {
   /** Whether the anonymous visitor `visitorId` has passed (within `CHALLENGE_PASS_MS`). */
   passed(visitorId: string): Promise<boolean>;
   /** Checks `token` with the provider; a pass is kept for `visitorId` when there is one. */
-  verify(token: string, remoteAddress: string | undefined, visitorId: string | undefined): Promise<ChallengeVerdict>;
+  verify(
+    token: string,
+    remoteAddress: string | undefined,
+    visitorId: string | undefined,
+  ): Promise<ChallengeVerdict>;
 }
 
 export interface ChallengeGateOptions {
@@ -86,9 +90,15 @@ export function createChallengeGate({
       } catch (error) {
         return { ok: false, why: `the verifier could not be asked: ${(error as Error).message}` };
       }
-      const { success, 'error-codes': codes } = (answer ?? {}) as { success?: unknown; 'error-codes'?: unknown };
+      const { success, 'error-codes': codes } = (answer ?? {}) as {
+        success?: unknown;
+        'error-codes'?: unknown;
+      };
       if (success !== true)
-        return { ok: false, why: `the verifier said no${Array.isArray(codes) ? ` (${codes.join(', ')})` : ''}` };
+        return {
+          ok: false,
+          why: `the verifier said no${Array.isArray(codes) ? ` (${codes.join(', ')})` : ''}`,
+        };
       if (visitorId !== undefined) await store.add(key(visitorId), 0, 1, now() + CHALLENGE_PASS_MS);
       return { ok: true };
     },

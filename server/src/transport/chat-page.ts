@@ -19,12 +19,16 @@ export const PAGE_STYLE_PATH = '/aalis-page.css';
  * scheme because older Safari does not count ws: as 'self'; `host` has passed the
  * server's host check, so it is one of the server's own names.
  */
-export function pagePolicy(host: string | undefined): string {
+export function pagePolicy(host: string | undefined, challengeOrigins: readonly string[] = []): string {
+  // A bot challenge's provider (AALIS_CHALLENGE) draws its check with its own script, in
+  // its own frame: allowed only when one is configured.
+  const extra = challengeOrigins.length ? ` ${challengeOrigins.join(' ')}` : '';
   return [
     "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self'",
-    host ? `connect-src 'self' ws://${host} wss://${host}` : "connect-src 'self'",
+    `script-src 'self'${extra}`,
+    `style-src 'self'${extra}`,
+    (host ? `connect-src 'self' ws://${host} wss://${host}` : "connect-src 'self'") + extra,
+    ...(extra ? [`frame-src${extra}`] : []),
     // blob: for the thumbnails of images attached before they are sent.
     "img-src 'self' data: blob:",
     "base-uri 'none'",
@@ -34,9 +38,13 @@ export function pagePolicy(host: string | undefined): string {
 }
 
 /** A page's headers: its policy, and framing refused twice (X-Frame-Options for old browsers). */
-export function setPageHeaders(request: FastifyRequest, reply: FastifyReply): void {
+export function setPageHeaders(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  challengeOrigins: readonly string[] = [],
+): void {
   void reply.headers({
-    'content-security-policy': pagePolicy(request.headers.host),
+    'content-security-policy': pagePolicy(request.headers.host, challengeOrigins),
     'x-frame-options': 'DENY',
     'cache-control': 'no-cache',
   });
@@ -86,9 +94,9 @@ pre { white-space: pre; overflow-x: auto; background: color-mix(in srgb, CanvasT
 `;
 
 /** Registers `/` and its style on `app` (a whole server: the host guard is already on every route). */
-export function registerChatPage(app: FastifyInstance): void {
+export function registerChatPage(app: FastifyInstance, challengeOrigins: readonly string[] = []): void {
   app.get(PAGE_PATH, (request, reply) => {
-    setPageHeaders(request, reply);
+    setPageHeaders(request, reply, challengeOrigins);
     const origin = `${request.protocol}://${request.headers.host ?? request.hostname}`;
     return reply.type('text/html; charset=utf-8').send(chatPageHtml(origin));
   });

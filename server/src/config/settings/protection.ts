@@ -16,7 +16,7 @@ export const ADMIN_SETTINGS: Setting[] = [
     ],
     schema: { type: 'string', minLength: 16 },
     description:
-      'bearer token of the owner\'s switch: POST /admin/pause and /admin/resume, GET /admin/status, and `aalis-server pause|resume`. At least 16 characters; without it the routes answer 404.',
+      "bearer token of the owner's switch: POST /admin/pause and /admin/resume, GET /admin/status, and `aalis-server pause|resume`. At least 16 characters; without it the routes answer 404.",
     mask: 'secret',
   },
 ];
@@ -24,13 +24,18 @@ export const ADMIN_SETTINGS: Setting[] = [
 export const CHALLENGE_BLOCK: Block = {
   key: 'challenge',
   description:
-    "A bot challenge (Cloudflare Turnstile or hCaptcha) an anonymous visitor passes once, before its first turn; signed visitors are never asked. Needs provider, secret and siteKey.",
+    'A bot challenge (Cloudflare Turnstile or hCaptcha) an anonymous visitor passes once, before its first turn; signed visitors are never asked. Needs provider, secret and siteKey.',
 };
 
 export const CHALLENGE_SETTINGS: Setting[] = [
   {
     key: 'challenge.provider',
-    variables: [variable('AALIS_CHALLENGE', 'turnstile | hcaptcha: challenge anonymous visitors before their first turn')],
+    variables: [
+      variable(
+        'AALIS_CHALLENGE',
+        'turnstile | hcaptcha: challenge anonymous visitors before their first turn',
+      ),
+    ],
     schema: { enum: [...CHALLENGE_PROVIDERS] },
     description: 'turnstile or hcaptcha: anonymous visitors pass it before their first turn.',
     fallback: 'none',
@@ -39,27 +44,35 @@ export const CHALLENGE_SETTINGS: Setting[] = [
     key: 'challenge.secret',
     variables: [variable('AALIS_CHALLENGE_SECRET', "the challenge provider's secret key (server side)")],
     schema: { type: 'string', minLength: 1 },
-    description: 'the provider\'s secret key, for its verify endpoint. Keep it out of the file: "${AALIS_CHALLENGE_SECRET}".',
+    description:
+      'the provider\'s secret key, for its verify endpoint. Keep it out of the file: "${AALIS_CHALLENGE_SECRET}".',
     mask: 'secret',
   },
   {
     key: 'challenge.siteKey',
-    variables: [variable('AALIS_CHALLENGE_SITE_KEY', "the challenge provider's site key (public, sent to the widget)")],
+    variables: [
+      variable('AALIS_CHALLENGE_SITE_KEY', "the challenge provider's site key (public, sent to the widget)"),
+    ],
     schema: { type: 'string', minLength: 1 },
     description: "the provider's site key, public: the widget shows the challenge with it.",
   },
   {
     key: 'challenge.verifyUrl',
-    variables: [variable('AALIS_CHALLENGE_VERIFY_URL', "the provider's siteverify URL (https; http only on loopback)")],
+    variables: [
+      variable('AALIS_CHALLENGE_VERIFY_URL', "the provider's siteverify URL (https; http only on loopback)"),
+    ],
     schema: { type: 'string', minLength: 1 },
-    description: "where a token is checked: the provider's siteverify endpoint (https; http only on loopback).",
+    description:
+      "where a token is checked: the provider's siteverify endpoint (https; http only on loopback).",
     fallback: "the provider's own",
   },
   {
     key: 'challenge.scriptUrl',
-    variables: [variable('AALIS_CHALLENGE_SCRIPT_URL', "the provider's script the widget loads to show the challenge")],
+    variables: [
+      variable('AALIS_CHALLENGE_SCRIPT_URL', "the provider's script the widget loads to show the challenge"),
+    ],
     schema: { type: 'string', minLength: 1 },
-    description: "the script the widget loads, only when a challenge is asked, to show it.",
+    description: 'the script the widget loads, only when a challenge is asked, to show it.',
     fallback: "the provider's own",
   },
 ];
