@@ -13,6 +13,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { SqliteHistoryStore } from '../src/history/sqlite-store.js';
 import { textAnswer, type Reply } from './fake-upstream.js';
+import { sample } from './metrics-sample.js';
 import { startServer, TestClient, type Harness } from './ws-harness.js';
 
 const SECRET = 'a-secret-of-at-least-32-bytes-for-tests!';
@@ -132,5 +133,21 @@ describe('per-address turn budget', () => {
       code: 'quota_exceeded',
       limit: 'address_tokens',
     });
+  });
+
+  test("/metrics counts refusals by budget and shows the day's spend against the server budget", async () => {
+    harness = await startServer({
+      replies: [{ body: textAnswer('Counted.', 40, 60) }],
+      auth: { mode: 'optional', secret: SECRET },
+      budgets: { ipTurnsPerHour: 1, serverTokensPerDay: 10_000 },
+      ipLimits: { maxConnections: 0, connectionsPerMinute: 0, sendsPerMinute: 0 },
+    });
+    expect(await turnFrom(harness.url, {})).toMatchObject({ type: 'message' });
+    expect(await turnFrom(harness.url, {})).toMatchObject({ limit: 'address_turns' });
+    const text = (await harness.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(sample(text, 'aalis_budget_refusals_total', { limit: 'address_turns' })).toBe(1);
+    expect(sample(text, 'aalis_refusals_total', { code: 'quota_exceeded' })).toBe(1);
+    expect(sample(text, 'aalis_server_tokens_today')).toBe(100);
+    expect(sample(text, 'aalis_server_tokens_per_day_limit')).toBe(10_000);
   });
 });

@@ -11,6 +11,8 @@ import { once } from 'node:events';
 import { SignJWT } from 'jose';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { ChallengeConfig } from '../src/identity/challenge-config.js';
+import { createAalisServer } from '../src/app.js';
+import { loadServerConfig } from '../src/config/server-config.js';
 import { textAnswer, type Reply } from './fake-upstream.js';
 import { startServer, type Harness, type TestClient } from './ws-harness.js';
 
@@ -163,5 +165,55 @@ describe('the bot challenge', () => {
     await client.hello(undefined, token);
     expect(await sendOn(client, 'a')).toMatchObject({ type: 'message', message: { status: 'complete' } });
     expect(verifier.asked).toHaveLength(0);
+  });
+});
+
+describe("the built-in page's policy", () => {
+  test("allows the provider's script and frame only when a challenge is configured", async () => {
+    const policyOf = async (env: Record<string, string>) => {
+      const { config, env: resolved } = loadServerConfig({
+        env: { AALIS_DATA_DIR: ':memory:', AALIS_PROVIDER: 'demo', ...env },
+      });
+      const server = await createAalisServer(config, resolved);
+      try {
+        const page = await server.app.inject({ method: 'GET', url: '/', headers: { host: '127.0.0.1' } });
+        expect(page.statusCode).toBe(200);
+        return String(page.headers['content-security-policy']);
+      } finally {
+        await server.close();
+      }
+    };
+    const plain = await policyOf({});
+    expect(plain).toContain("script-src 'self';");
+    expect(plain).not.toContain('frame-src');
+    const challenged = await policyOf({
+      AALIS_CHALLENGE: 'turnstile',
+      AALIS_CHALLENGE_SECRET: 'verify-secret',
+      AALIS_CHALLENGE_SITE_KEY: 'site-key-1',
+    });
+    expect(challenged).toContain("script-src 'self' https://challenges.cloudflare.com;");
+    expect(challenged).toContain('frame-src https://challenges.cloudflare.com');
+    expect(challenged).not.toContain('hcaptcha');
+  });
+});
+
+describe('configuration mistakes', () => {
+  test.each([
+    [{ AALIS_CHALLENGE: 'recaptcha' }, /AALIS_CHALLENGE must be one of turnstile, hcaptcha/],
+    [{ AALIS_CHALLENGE: 'hcaptcha' }, /needs AALIS_CHALLENGE_SECRET\n.*needs AALIS_CHALLENGE_SITE_KEY/],
+    [{ AALIS_CHALLENGE_SITE_KEY: 'k' }, /AALIS_CHALLENGE_SITE_KEY needs AALIS_CHALLENGE/],
+    [
+      {
+        AALIS_CHALLENGE: 'turnstile',
+        AALIS_CHALLENGE_SECRET: 's',
+        AALIS_CHALLENGE_SITE_KEY: 'k',
+        AALIS_CHALLENGE_VERIFY_URL: 'http://verify.example/',
+      },
+      /AALIS_CHALLENGE_VERIFY_URL must be an https:\/\/ URL/,
+    ],
+    [{ AALIS_ADMIN_TOKEN: 'short' }, /AALIS_ADMIN_TOKEN must be at least 16 characters/],
+    [{ AALIS_IPV6_PREFIX: '129' }, /AALIS_IPV6_PREFIX/],
+  ])('%o', (env, mistake) => {
+    expect(() => loadServerConfig({ env: { AALIS_DATA_DIR: ':memory:', ...env } })).toThrow(mistake);
   });
 });
