@@ -8,6 +8,7 @@ import { css } from 'lit';
 import { targetSizes, textBox, visuallyHidden } from './shared/control-styles.js';
 import { approvalStyles } from './components/approval/approval.styles.js';
 import { attachmentsStyles } from './components/attachments/attachments.styles.js';
+import { challengeStyles } from './components/challenge/challenge.styles.js';
 import { composerStyles } from './components/composer/composer.styles.js';
 import { conversationsStyles } from './components/conversations/conversations.styles.js';
 import { greetingStyles } from './components/greeting/greeting.styles.js';
@@ -112,6 +113,7 @@ export const chatStyles = [
   toolCardStyles,
   approvalStyles,
   markdownStyles,
+  challengeStyles,
   composerStyles,
   attachmentsStyles,
 ];

@@ -3,6 +3,7 @@ import { property, query } from 'lit/decorators.js';
 import { Limits, type ChatView } from '@aalis/protocol/client';
 import { chatStyles } from './aalis-chat.styles.js';
 import { renderAttachButton, renderAttachments } from './components/attachments/attachments.js';
+import { renderChallenge } from './components/challenge/challenge.js';
 import { renderComposer } from './components/composer/composer.js';
 import { renderConversations, renderToolbar } from './components/conversations/conversations.js';
 import { parseStarters, type Starter } from './components/greeting/greeting.js';
@@ -10,6 +11,7 @@ import { keepTabInside } from './components/launcher/focus-trap.js';
 import { renderLauncher } from './components/launcher/launcher.js';
 import { renderStatusLine } from './components/status-line/status-line.js';
 import { Attachments } from './controllers/attachments.js';
+import { ChallengeGate } from './controllers/challenge.js';
 import { ChatConnection, type TokenProvider } from './controllers/chat-connection.js';
 import { Composer } from './controllers/composer.js';
 import { browserSocket, type ConnectionState, type SocketFactory } from './controllers/connection.js';
@@ -76,6 +78,7 @@ import { loadLexer } from './markdown/lexer.js';
  * @csspart pending-card-meta - The pending card's character count and elapsed time.
  * @csspart turn-status - Why nothing streams: "Waiting for the model… 12 s"; `data-state` `waiting` or `retrying`.
  * @csspart code-block - A fenced code block with its copy button.
+ * @csspart challenge - A bot check asked of an anonymous visitor before its first message: a line and the provider's widget.
  * @csspart composer - The input area.
  * @csspart send-button - The send button.
  * @csspart attach-button - Attaches images (shown when the server's model reads images).
@@ -122,9 +125,10 @@ export class AalisChat extends LitElement {
   /**
    * Gives the visitor token, e.g. `() => fetch('/token').then((r) => r.text())`: called
    * before every connect and reconnect, so an expiring token is refreshed without a
-   * reload; it wins over `token`. When the server refuses its token (4401) it is asked
-   * once more before the widget gives up; when it throws, the widget says so with an
-   * `aalis-error` (`token_provider_failed`) and tries again later. A property only.
+   * reload; it wins over `token`. When the server refuses its token (4401), or closes
+   * the socket at its expiry, it is asked once more (again after every `ready`) before the
+   * widget gives up; when it throws, the widget says so with an `aalis-error`
+   * (`token_provider_failed`) and tries again later. A property only.
    */
   @property({ attribute: false }) tokenProvider: TokenProvider | undefined = undefined;
   /** `en`, `zh-CN` or any registered locale; the browser's language by default. */
@@ -190,9 +194,13 @@ export class AalisChat extends LitElement {
     ready: (frame, switched) => {
       this.#list.ready(frame);
       this.#composer.ready(frame, switched);
+      this.#challenge.ready();
     },
     accepted: (clientMessageId) => this.#composer.accepted(clientMessageId),
-    refused: (frame) => this.#composer.refused(frame),
+    refused: (frame) => {
+      this.#composer.refused(frame);
+      this.#challenge.error(frame);
+    },
     sessions: (frame) => {
       if (this.#list.received(frame)) this.newSession();
     },
@@ -202,6 +210,10 @@ export class AalisChat extends LitElement {
     },
     answered: () => this.#launcher.answered(),
     mayFocusApproval: () => this.#composer.focusedAndEmpty(),
+  });
+  readonly #challenge = new ChallengeGate(this, {
+    pass: (token) => this.#connection.passChallenge(token),
+    passed: () => this.#composer.sendHeld(),
   });
   readonly #actions = new MessageActions(this, this.#composer, {
     announce: (text) => this.#conversation.announce(text),
@@ -375,6 +387,7 @@ export class AalisChat extends LitElement {
       ${renderStatusLine({ strings, state, refusal, retryInSeconds }, () => connection.retryNow())}
       ${this.#transcript.render(this.#scroll.stuck, this.#transcriptHandlers)}
       <div class="sr-only" aria-live="polite" aria-atomic="true">${this.#conversation.announcement}</div>
+      ${renderChallenge(strings, this.#challenge.line)}
       ${renderComposer(
         {
           strings,

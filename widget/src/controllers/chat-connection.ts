@@ -6,10 +6,11 @@
  * element is given another server or socket factory. With a `tokenProvider`, each socket
  * says hello only once the provider has given this attempt's token. The anonymous visitor
  * key a server issues in `ready` is kept (`${sessionKey}:visitor`) and sent in every hello:
- * the same browser stays the same visitor, its sessions and budgets with it.
+ * the same browser stays the same visitor, its sessions and budgets with it. A bot
+ * challenge's token (`passChallenge`) goes in the hellos until one is answered.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { CloseCode, type ClientFrame, type ServerFrame } from '@aalis/protocol/client';
+import { CloseCode, ErrorCode, type ClientFrame, type ServerFrame } from '@aalis/protocol/client';
 import { AalisConnectionChangeEvent, AalisErrorEvent } from '../shared/events.js';
 import type { Strings } from '../i18n/strings.js';
 import { Connection, type ConnectionState, type SocketFactory, type SocketLike } from './connection.js';
@@ -42,6 +43,12 @@ export class ChatConnection implements ReactiveController {
   #provided: string | undefined;
   /** Whether a 4401 already made us ask the provider again (reset by `ready`). */
   #askedAgain = false;
+  /**
+   * A bot challenge's token, said in every hello until a `ready` (or `challenge_failed`)
+   * answers one: a reconnect on the way still carries it. In memory only: once passed, the
+   * server remembers the pass for the anonymous key, and a token is good for one check.
+   */
+  #challenge: string | undefined;
 
   /**
    * @param before What the first socket waits for, at most `BEFORE_CONNECT_MS`: the
@@ -93,6 +100,12 @@ export class ChatConnection implements ReactiveController {
     this.#connection?.retryNow();
   }
 
+  /** Says a bot challenge's token in a new hello on the open socket (or the next one's). */
+  passChallenge(token: string): void {
+    this.#challenge = token;
+    this.#connection?.rehello();
+  }
+
   /** Where the anonymous visitor key is kept; a new session keeps it (same browser, same visitor). */
   get #visitorKey(): string {
     return `${this.host.sessionKey}:visitor`;
@@ -137,27 +150,34 @@ export class ChatConnection implements ReactiveController {
             });
             this.refusal = '';
             this.#askedAgain = false;
+            this.#challenge = undefined;
+          } else if (frame.type === 'error' && frame.code === ErrorCode.ChallengeFailed) {
+            this.#challenge = undefined;
           }
           this.onFrame(frame);
         },
         state: (state, retryInMs) => this.#setState(state, retryInMs),
-        refused: (code, reason) => {
-          // The provider's token may have expired on the way: ask it once more.
-          if (code === CloseCode.Unauthorized && this.#provided !== undefined && !this.#askedAgain) {
-            this.#askedAgain = true;
-            return this.#connection?.retryNow();
-          }
-          this.#refuse(String(code), reason || `closed (${code})`);
+        // The provider's token may have expired (the server closes a signed visitor's socket
+        // at its `exp`, or it expired on the way): ask it once more. Reset by every `ready`,
+        // so each expiry of a long session gets its fresh token.
+        mayRetry: (code) => {
+          if (code !== CloseCode.Unauthorized || this.#provided === undefined || this.#askedAgain)
+            return false;
+          this.#askedAgain = true;
+          return true;
         },
+        refused: (code, reason) => this.#refuse(String(code), reason || `closed (${code})`),
         unreachable: () => this.#checkOrigin(),
         hello: () => {
           const sessionId = storage((s) => s.getItem(this.host.sessionKey)) ?? undefined;
           const token = this.#provided ?? this.host.token;
           const anonymousKey = storage((s) => s.getItem(this.#visitorKey));
+          const challenge = this.#challenge;
           return {
             ...(sessionId ? { sessionId } : {}),
             ...(token ? { token } : {}),
             ...(anonymousKey ? { anonymousKey } : {}),
+            ...(challenge ? { challenge } : {}),
           };
         },
       },

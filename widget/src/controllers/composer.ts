@@ -46,6 +46,8 @@ export class Composer {
   readonly #unconfirmed = new Map<string, string>();
   /** The images that went with those messages: given back with the text, else let go. */
   readonly #unconfirmedImages = new Map<string, Attachment[]>();
+  /** A message refused for a bot challenge, given back to the box: sent again once it passes. */
+  #held: string | undefined;
 
   readonly #host: ComposerHost;
   readonly #connection: ChatConnection;
@@ -180,16 +182,29 @@ export class Composer {
       if (text !== undefined && !this.draft.trim()) {
         this.show({ draft: text });
         this.#fitAfterUpdate();
+        if (frame.code === ErrorCode.ChallengeRequired) this.#held = text;
       }
       const images = this.#unconfirmedImages.get(clientMessageId);
       this.#unconfirmedImages.delete(clientMessageId);
       if (images) this.attachments.restore(images, imagesRefused);
     }
-    // No answer was stopped: the words for `shutting_down` would be wrong.
-    if (!frame.sessionId)
+    // No answer was stopped: the words for `shutting_down` would be wrong. A challenge's
+    // own box says what it wants, above.
+    if (!frame.sessionId && !frame.challenge)
       this.show({
         notice: frame.code === ErrorCode.ShuttingDown ? strings.restarting : errorText(strings, frame),
       });
+  }
+
+  /**
+   * The bot challenge passed: the message it held back goes again, with its images, if the
+   * box still holds it as it came back. Words changed since are the visitor's, still being
+   * written: they wait for Send.
+   */
+  sendHeld(): void {
+    const held = this.#held;
+    this.#held = undefined;
+    if (held !== undefined && this.draft.trim() === held) this.handlers.send();
   }
 
   /** The visitor is in the text box (or another control of the composer), which is empty. */

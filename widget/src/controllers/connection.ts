@@ -41,6 +41,12 @@ export interface ConnectionCallbacks {
   /** The server refused for good (bad token, wrong protocol): no more retries. */
   refused(code: number, reason: string): void;
   /**
+   * Asked before such a refusal is taken as final: true when the element has something
+   * new to try (a fresh token from its provider, the old one having expired). The next
+   * attempt then starts at once, and the page is never said to be offline on the way.
+   */
+  mayRetry?(code: number): boolean;
+  /**
    * The socket closed without ever opening. Resolves true when the server says this page
    * may not connect at all, which ends the retrying.
    */
@@ -200,6 +206,7 @@ export class Connection {
 
   /** The attempt ended without the server saying it is done with us: retry, unless it said so. */
   #failed(opened: boolean, code: number, reason = ''): void {
+    if (FINAL.has(code) && this.#wanted && this.callbacks.mayRetry?.(code)) return this.#connect();
     if (FINAL.has(code)) {
       this.#stop();
       this.#set('offline');

@@ -134,6 +134,13 @@ export interface Strings {
   turnWaiting: (seconds: number) => string;
   turnRetrying: (seconds: number, attempt?: number) => string;
   originRefused: string;
+  /**
+   * The line of the bot check an anonymous visitor may be asked to pass before its first
+   * message (`challenge_required`), and the one when the provider's script did not load.
+   * After a token that did not pass, it says `errors.challenge_failed`.
+   */
+  challengeAsk: string;
+  challengeUnavailable: string;
 }
 
 /** Minutes as hours and minutes: "23 min", "5 h 12 min", "2 h". */
@@ -251,6 +258,9 @@ const en: Strings = {
     quota_exceeded: "You have reached this chat's limit.",
     overloaded: 'The assistant is too busy right now.',
     images_unsupported: 'These images cannot be sent: attach them again, or send without them.',
+    paused: 'The chat is paused for a moment. Your message is kept — send it again a little later.',
+    challenge_required: 'A quick check is needed before your message can be sent.',
+    challenge_failed: 'That check did not pass — please try again.',
   },
   restarting: 'The server is restarting: send again in a moment.',
   turnWaiting: (s) => `Waiting for the model…${s ? ` ${s} s` : ''}`,
@@ -258,6 +268,8 @@ const en: Strings = {
     `The model service is busy: trying again ${s ? `in ${s} s` : 'now'}${attempt ? ` (attempt ${attempt})` : ''}`,
   originRefused:
     "the chat server does not allow this page's address (ask its owner to add it to AALIS_ALLOWED_ORIGINS).",
+  challengeAsk: 'A quick check first: your message is sent as soon as it passes.',
+  challengeUnavailable: 'The check could not be loaded: send again to retry.',
 };
 
 const zhCN: Strings = {
@@ -371,12 +383,17 @@ const zhCN: Strings = {
     quota_exceeded: '您已达到本聊天的使用上限。',
     overloaded: '助手现在太忙了。',
     images_unsupported: '无法发送这些图片：请重新添加，或不带图片发送。',
+    paused: '聊天暂时暂停了。您的消息已保留——请稍后再发送。',
+    challenge_required: '发送消息前需要完成一个快速验证。',
+    challenge_failed: '验证未通过——请再试一次。',
   },
   restarting: '服务器正在重启：请稍后再发送。',
   turnWaiting: (s) => `正在等待模型…${s ? ` ${s} 秒` : ''}`,
   turnRetrying: (s, attempt) =>
     `模型服务繁忙：${s ? `${s} 秒后` : '马上'}重试${attempt ? `（第 ${attempt} 次）` : ''}`,
   originRefused: '聊天服务器不允许此页面的地址（请其管理员将它加入 AALIS_ALLOWED_ORIGINS）。',
+  challengeAsk: '请先完成快速验证：通过后消息会自动发送。',
+  challengeUnavailable: '验证无法加载：请重新发送以重试。',
 };
 
 const locales = new Map<string, Strings>([
