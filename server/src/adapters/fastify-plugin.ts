@@ -130,7 +130,11 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
     });
   }
   if (options.adminToken)
-    registerAdminRoutes(app, { adminToken: options.adminToken, pause: services.pause, guarded: hooks.guarded });
+    registerAdminRoutes(app, {
+      adminToken: options.adminToken,
+      pause: services.pause,
+      guarded: hooks.guarded,
+    });
   registerWidgetRoutes(app, widget, hooks);
 };
 

@@ -15,9 +15,7 @@ import { MAX_SUBJECT_CHARS, signedVisitor, type Visitor } from './visitor.js';
  * A token's verdict. `expiresInMs`: how long until the token stops being accepted (its
  * `exp` plus the clock tolerance): the connection it opened ends then (4401).
  */
-export type VerifyResult =
-  | { ok: true; visitor: Visitor; expiresInMs?: number }
-  | { ok: false; why: string };
+export type VerifyResult = { ok: true; visitor: Visitor; expiresInMs?: number } | { ok: false; why: string };
 
 export interface TokenVerifier {
   verify(token: string): Promise<VerifyResult>;

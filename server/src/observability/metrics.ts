@@ -139,7 +139,7 @@ export class ServerMetrics {
     };
     new Gauge({
       name: 'aalis_server_tokens_today',
-      help: "Model tokens every turn together used today (UTC), as AALIS_SERVER_TOKENS_PER_DAY counts them; 0 while that budget is off.",
+      help: 'Model tokens every turn together used today (UTC), as AALIS_SERVER_TOKENS_PER_DAY counts them; 0 while that budget is off.',
       registers,
       async collect() {
         this.set(await spend((read) => read.used));

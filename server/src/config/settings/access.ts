@@ -106,8 +106,8 @@ const BUDGETS: Array<[key: keyof BudgetLimits, name: string, help: string, descr
   [
     'ipTokensPerDay',
     'AALIS_IP_TOKENS_PER_DAY',
-    "model tokens the turns of one client address (an IPv6 /64) may use per UTC day; 0: no limit",
-    "model tokens the turns of one client address may use per UTC day, every visitor on it together.",
+    'model tokens the turns of one client address (an IPv6 /64) may use per UTC day; 0: no limit',
+    'model tokens the turns of one client address may use per UTC day, every visitor on it together.',
   ],
   [
     'serverTokensPerDay',
