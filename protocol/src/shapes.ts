@@ -74,13 +74,15 @@ export type ToolCallProgressEntry = v.InferOutput<typeof ToolCallProgressEntrySc
 
 /**
  * What the turn is waiting for when nothing streams: the model has been silent for a
- * while (`waiting`), or the server is about to ask it again (`retrying`).
+ * while (`waiting`), the server is about to ask it again (`retrying`), the answer is
+ * written and kept while the history cannot store it yet (`saving`), or the server
+ * running the turn stopped renewing its lease (`unresponsive`, told by another instance).
  */
 const turnStatusEntries = {
-  state: v.picklist(['waiting', 'retrying']),
-  /** The request attempt this is about, 1 for the first. */
+  state: v.picklist(['waiting', 'retrying', 'saving', 'unresponsive']),
+  /** The attempt this is about, 1 for the first (of the model request, or of storing the answer). */
   attempt: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
-  /** `retrying`: how long until the next attempt, from when the status was sent. */
+  /** `retrying`, `saving`: how long until the next attempt, from when the status was sent. */
   retryInMs: v.optional(CountSchema),
 };
 export const TurnStatusSchema = v.object(turnStatusEntries);

@@ -69,7 +69,7 @@ const message: fc.Arbitrary<ChatMessage> = fc.record(
 );
 
 const turnStatus = {
-  state: fc.constantFrom('waiting' as const, 'retrying' as const),
+  state: fc.constantFrom('waiting' as const, 'retrying' as const, 'saving' as const, 'unresponsive' as const),
   attempt: fc.integer({ min: 1, max: 10 }),
   retryInMs: count,
 };

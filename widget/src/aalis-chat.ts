@@ -76,7 +76,7 @@ import { loadLexer } from './markdown/lexer.js';
  * @csspart pending-card-icon - The pending card's tool icon.
  * @csspart pending-card-name - The pending card's tool name.
  * @csspart pending-card-meta - The pending card's character count and elapsed time.
- * @csspart turn-status - Why nothing streams: "Waiting for the model… 12 s"; `data-state` `waiting` or `retrying`.
+ * @csspart turn-status - Why nothing streams: "Waiting for the model… 12 s"; `data-state` `waiting`, `retrying`, `saving` or `unresponsive`.
  * @csspart code-block - A fenced code block with its copy button.
  * @csspart challenge - A bot check asked of an anonymous visitor before its first message: a line and the provider's widget.
  * @csspart composer - The input area.

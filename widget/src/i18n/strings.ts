@@ -133,6 +133,8 @@ export interface Strings {
   /** The turn status line; `seconds` 0 says no number. */
   turnWaiting: (seconds: number) => string;
   turnRetrying: (seconds: number, attempt?: number) => string;
+  turnSaving: (seconds: number, attempt?: number) => string;
+  turnUnresponsive: (seconds: number) => string;
   originRefused: string;
   /**
    * The line of the bot check an anonymous visitor may be asked to pass before its first
@@ -266,6 +268,9 @@ const en: Strings = {
   turnWaiting: (s) => `Waiting for the model…${s ? ` ${s} s` : ''}`,
   turnRetrying: (s, attempt) =>
     `The model service is busy: trying again ${s ? `in ${s} s` : 'now'}${attempt ? ` (attempt ${attempt})` : ''}`,
+  turnSaving: (s, attempt) =>
+    `Saving the answer: trying again ${s ? `in ${s} s` : 'now'}${attempt ? ` (attempt ${attempt})` : ''}`,
+  turnUnresponsive: (s) => `The server running this answer is not responding…${s ? ` ${s} s` : ''}`,
   originRefused:
     "the chat server does not allow this page's address (ask its owner to add it to AALIS_ALLOWED_ORIGINS).",
   challengeAsk: 'A quick check first: your message is sent as soon as it passes.',
@@ -391,6 +396,9 @@ const zhCN: Strings = {
   turnWaiting: (s) => `正在等待模型…${s ? ` ${s} 秒` : ''}`,
   turnRetrying: (s, attempt) =>
     `模型服务繁忙：${s ? `${s} 秒后` : '马上'}重试${attempt ? `（第 ${attempt} 次）` : ''}`,
+  turnSaving: (s, attempt) =>
+    `正在保存回答：${s ? `${s} 秒后` : '马上'}重试${attempt ? `（第 ${attempt} 次）` : ''}`,
+  turnUnresponsive: (s) => `运行此回答的服务器没有响应…${s ? ` ${s} 秒` : ''}`,
   originRefused: '聊天服务器不允许此页面的地址（请其管理员将它加入 AALIS_ALLOWED_ORIGINS）。',
   challengeAsk: '请先完成快速验证：通过后消息会自动发送。',
   challengeUnavailable: '验证无法加载：请重新发送以重试。',

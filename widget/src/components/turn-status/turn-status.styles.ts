@@ -10,7 +10,9 @@ export const turnStatusStyles = css`
     font-size: 0.9em;
     font-variant-numeric: tabular-nums;
   }
-  .turn-status[data-state='retrying'] {
+  .turn-status[data-state='retrying'],
+  .turn-status[data-state='saving'],
+  .turn-status[data-state='unresponsive'] {
     color: var(--_warning);
   }
 `;

@@ -9,17 +9,23 @@ import { TickingElement } from '../../shared/ticking.js';
  */
 export function turnStatusText(status: TurnStatusEntry, strings: Strings, serverNow: number): string {
   const elapsed = Math.max(0, serverNow - status.since);
-  return status.state === 'waiting'
-    ? strings.turnWaiting(Math.floor(elapsed / 1000))
-    : strings.turnRetrying(
-        Math.max(0, Math.ceil(((status.retryInMs ?? 0) - elapsed) / 1000)),
-        status.attempt,
-      );
+  const countdown = Math.max(0, Math.ceil(((status.retryInMs ?? 0) - elapsed) / 1000));
+  switch (status.state) {
+    case 'waiting':
+      return strings.turnWaiting(Math.floor(elapsed / 1000));
+    case 'unresponsive':
+      return strings.turnUnresponsive(Math.floor(elapsed / 1000));
+    case 'saving':
+      return strings.turnSaving(countdown, status.attempt);
+    default:
+      return strings.turnRetrying(countdown, status.attempt);
+  }
 }
 
 /**
- * Why nothing streams while a turn runs: "Waiting for the model… 12 s", or "The model
- * service is busy: trying again in 5 s (attempt 2)". Counts on the server's clock (the
+ * Why nothing streams while a turn runs: "Waiting for the model… 12 s", "The model
+ * service is busy: trying again in 5 s (attempt 2)", "Saving the answer: trying again in
+ * 4 s", or "The server running this answer is not responding… 3 s". Counts on the server's clock (the
  * status is stamped with it), so a reloaded page on a wrong clock shows the same
  * seconds. Plain text in its shadow root: it inherits the colour and font of its host.
  */
