@@ -13,15 +13,8 @@ import { join } from 'node:path';
 import type { ServerFrame } from '@aalis/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { AALIS_SERVER_BIN, watchOutput } from './cli-harness.js';
-import {
-  completionChunk,
-  sse,
-  startFakeUpstream,
-  textAnswer,
-  usageChunk,
-  type FakeUpstream,
-  type Reply,
-} from './fake-upstream.js';
+import { startFakeUpstream, textAnswer, type FakeUpstream, type Reply } from './fake-upstream.js';
+import { calculatorCall, slowText, slowToolCall } from './scripted-replies.js';
 import { startNginx, type NginxService } from './services/nginx.js';
 import { startPostgres, type TestPostgres } from './services/postgres.js';
 import { startRedis, type RedisService } from './services/redis.js';
@@ -45,54 +38,6 @@ let instances: Instance[] = [];
 let dir: string;
 const replies: Reply[] = [];
 const clients: TestClient[] = [];
-
-/** A slow tool call to `get_time` (its arguments in many pieces), then the answer after it. */
-function slowToolCall(pieces = 30): Reply[] {
-  // Valid arguments, made long by whitespace, so that writing them takes a while.
-  const args = `{"timezone":${' '.repeat(pieces * 4)}"Europe/Paris"}`;
-  const size = Math.ceil(args.length / pieces);
-  const chunks: unknown[] = [
-    completionChunk({
-      role: 'assistant',
-      tool_calls: [
-        { index: 0, id: 'call_cluster', type: 'function', function: { name: 'get_time', arguments: '' } },
-      ],
-    }),
-  ];
-  for (let at = 0; at < args.length; at += size)
-    chunks.push(
-      completionChunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(at, at + size) } }] }),
-    );
-  chunks.push(completionChunk({}, 'tool_calls'), usageChunk(10, 10));
-  return [{ body: sse(chunks), byEvent: true, delayMs: 100 }, { body: textAnswer('It is noon in Paris.') }];
-}
-
-/** A call to `calculator`, which asks for approval, then the answer after it. */
-function calculatorCall(): Reply[] {
-  const call = {
-    index: 0,
-    id: 'call_calc',
-    type: 'function',
-    function: { name: 'calculator', arguments: '{"expression":"6*7"}' },
-  };
-  return [
-    {
-      body: sse([
-        completionChunk({ role: 'assistant', tool_calls: [call] }),
-        completionChunk({}, 'tool_calls'),
-      ]),
-    },
-    { body: textAnswer('It is 42.') },
-  ];
-}
-
-/** A slow plain answer, one word at a time. */
-function slowText(words = 40): Reply {
-  const chunks = [completionChunk({ role: 'assistant', content: '' })];
-  for (let i = 0; i < words; i++) chunks.push(completionChunk({ content: `word${i} ` }));
-  chunks.push(completionChunk({}, 'stop'), usageChunk(5, words));
-  return { body: sse(chunks), byEvent: true, delayMs: 60 };
-}
 
 async function startInstance(): Promise<Instance> {
   const child = spawn(process.execPath, [AALIS_SERVER_BIN], {

@@ -248,7 +248,9 @@ export class FrameFollower {
       const kept = !point || (point.first !== '0-0' && compareStreamIds(session.position, point.first) >= 0);
       if (point && !kept) {
         session.position = point.position;
-        session.remoteTurn = point.turn?.turnId;
+        // No snapshot may only mean Redis lost it: a turn watched before is still
+        // watched, and its owner (which puts its lease back) or its end says which.
+        session.remoteTurn = point.turn?.turnId ?? session.remoteTurn;
         if (point.turn) session.frames([point.turn.resume]);
       }
       // A claim waiting meanwhile is not served out of order: it gives up.

@@ -18,6 +18,12 @@ export interface SessionKeys {
   decisions: string;
   /** A new session's owner until its first message is stored ('' for none). */
   announced: string;
+  /**
+   * When this Redis first saw the session without a generation (Redis time, ms): after
+   * Redis lost its data, an owner has a lease's time from here to put its turn back
+   * before anyone may claim the session (scripts.ts).
+   */
+  seen: string;
 }
 
 export function sessionKeys(prefix: string, sessionId: string): SessionKeys {
@@ -30,6 +36,7 @@ export function sessionKeys(prefix: string, sessionId: string): SessionKeys {
     abort: `${base}abort`,
     decisions: `${base}decisions`,
     announced: `${base}announced`,
+    seen: `${base}seen`,
   };
 }
 

@@ -35,6 +35,8 @@ export class OwnedTurn implements TurnLease {
   #lastSnapshotAt = 0;
   #forceSnapshot = true;
   #unreachable = false;
+  /** Readers may have missed frames (a failed write, Redis lost its data): the next snapshot goes into the log. */
+  #resetReaders = false;
   #writes: Promise<void> = Promise.resolve();
   readonly #decided = new Set<string>();
   readonly #renewTimer: NodeJS.Timeout;
@@ -51,6 +53,8 @@ export class OwnedTurn implements TurnLease {
     private readonly options: OwnedTurnOptions,
     private readonly logger: Logger,
     private readonly onEnd: () => void,
+    /** The turn a Stop was recorded for at the claim (TurnLease `stopRecorded`). */
+    readonly stopRecorded?: string | undefined,
   ) {
     this.#writer = { instanceId: options.instanceId, generation, turnId };
     this.#renewTimer = setInterval(() => void this.#renew(), Math.max(50, Math.floor(options.leaseMs / 3)));
@@ -65,6 +69,10 @@ export class OwnedTurn implements TurnLease {
     if (!this.#owned) return;
     this.#batch.push(frameJson);
     this.#resume = resume;
+    this.#scheduleFlush();
+  }
+
+  #scheduleFlush(): void {
     if (this.#flushScheduled) return;
     this.#flushScheduled = true;
     setImmediate(() => this.#flush(false));
@@ -75,6 +83,21 @@ export class OwnedTurn implements TurnLease {
     this.#flush(true);
     await this.#writes;
     this.onEnd();
+  }
+
+  /**
+   * Redis is reachable again (a new connection): the lease is put back at once, before
+   * another instance may presume this one dead (if Redis lost its data, its claims wait a
+   * lease for this), and the next write carries a snapshot into the log, for tabs whose
+   * frames Redis may have lost.
+   */
+  reassert(): void {
+    if (!this.#owned) return;
+    this.#forceSnapshot = true;
+    this.#resetReaders = true;
+    void this.#renew();
+    // Even when nothing streams now (a tool runs): the snapshot goes out at once.
+    this.#scheduleFlush();
   }
 
   /** A request passed by broadcast (or read at a renewal): applied once. */
@@ -92,17 +115,18 @@ export class OwnedTurn implements TurnLease {
     this.#flushScheduled = false;
     const frames = this.#batch;
     this.#batch = [];
-    if (!this.#owned || (!frames.length && !end)) return;
+    if (!this.#owned || (!frames.length && !end && !this.#resetReaders)) return;
     const now = Date.now();
     const due = this.#forceSnapshot || now - this.#lastSnapshotAt >= this.options.snapshotEveryMs;
     const snapshot = !end && due ? JSON.stringify(this.#resume?.() ?? null) : '';
     if (snapshot && snapshot !== 'null') {
       this.#lastSnapshotAt = now;
       this.#forceSnapshot = false;
-      // A write failed before this one: the frames it carried never reached the other
-      // instances' tabs. The snapshot goes into the log after this batch, so that every
-      // reader is reset to the turn exactly as it stands.
-      if (this.#unreachable) frames.push(snapshot);
+      // A write failed before this one (or Redis lost what it had): those frames never
+      // reached the other instances' tabs. The snapshot goes into the log after this
+      // batch, so that every reader is reset to the turn exactly as it stands.
+      if (this.#resetReaders) frames.push(snapshot);
+      this.#resetReaders = false;
     }
     const { keys, options } = this;
     // Chained: the script calls of a turn leave in order (one connection keeps that too).
@@ -153,6 +177,7 @@ export class OwnedTurn implements TurnLease {
   /** Redis unreachable: the turn finishes here; said once per turn, and a fresh snapshot is due when it is back. */
   #failed(error: unknown, what: string): void {
     this.#forceSnapshot = true;
+    this.#resetReaders = true;
     if (this.#unreachable) return;
     this.#unreachable = true;
     this.logger.error(

@@ -4,8 +4,10 @@
  * the one when it is). A lease per running turn (`SET NX PX`, renewed, fenced by a
  * generation), the frames of every turn in a Redis Stream per session with a snapshot
  * for new tabs, stops and approval decisions by broadcast and by a key the owner reads at
- * each renewal, and a watch that notices when a turn's owner died (its lease gone twice
- * in a row).
+ * each renewal (and the instance that ends a dead owner's turn), and a watch that tells
+ * tabs when a turn's owner is late to renew, and ends the turn once its lease expired.
+ * After Redis lost its data, every owner puts its leases back as soon as it reconnects,
+ * and nobody takes a session over before an owner has had a lease's time to do so.
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerFrame } from '@aalis/protocol';
@@ -22,7 +24,7 @@ import { FrameFollower } from './frame-follower.js';
 import { channels, runningTurnsKey, sessionKeys } from './keys.js';
 import { OwnedTurn, type OwnedTurnOptions } from './owned-turn.js';
 import type { RedisConnections } from './redis-connections.js';
-import { claimTurn } from './scripts.js';
+import { claimTurn, ownerState, type ClaimOptions } from './scripts.js';
 
 export interface RedisClusterOptions {
   /** A turn's lease: how long an owner that stopped renewing is waited for (default 10 s). */
@@ -46,9 +48,11 @@ export class RedisSessionCluster implements SessionCoordination {
   readonly #follower: FrameFollower;
   readonly #following = new Map<string, { handlers: FollowHandlers; ready: Promise<void> }>();
   readonly #owned = new Map<string, { turnId: string; turn: OwnedTurn }>();
-  /** Sessions whose owner's lease was found missing once (by turn id). */
-  readonly #missing = new Map<string, string>();
+  /** Sessions whose owner is late to renew (by turn id): their tabs were told. */
+  readonly #late = new Map<string, string>();
   readonly #watch: NodeJS.Timeout;
+  /** Without a renewal for longer than this, an owner is late: a renewal plus some slack. */
+  readonly #lateAfterMs: number;
   readonly #prefix: string;
   readonly #turnOptions: OwnedTurnOptions;
 
@@ -72,8 +76,21 @@ export class RedisSessionCluster implements SessionCoordination {
       instanceId: this.instanceId,
       logger,
     });
-    this.#watch = setInterval(() => void this.#watchOwners(), Math.max(100, Math.floor(leaseMs / 2)));
+    // Every tenth of a lease (at most a second): a late owner is told within a renewal
+    // and a second (5 s at the default lease), a dead one's turn ended within its lease
+    // and a second.
+    this.#watch = setInterval(
+      () => void this.#watchOwners(),
+      Math.max(50, Math.min(1_000, Math.floor(leaseMs / 10))),
+    );
     this.#watch.unref();
+    this.#lateAfterMs = Math.floor(leaseMs / 3) + Math.min(500, Math.floor(leaseMs / 20));
+    // A new connection after Redis was lost (it may have lost its data too): every turn
+    // this instance runs puts its lease back at once.
+    redis.command.on('ready', () => {
+      for (const { turn } of this.#owned.values()) turn.reassert();
+      this.#markRunning([...this.#owned.keys()]);
+    });
     const { abort, decision, shared } = channels(this.#prefix);
     redis.subscriber.on('message', (channel: string, text: string) =>
       channel === shared ? this.#shared(text) : this.#request(channel, text),
@@ -117,16 +134,29 @@ export class RedisSessionCluster implements SessionCoordination {
   unfollow(sessionId: string): void {
     this.#following.delete(sessionId);
     this.#follower.remove(sessionId);
-    this.#missing.delete(sessionId);
+    this.#late.delete(sessionId);
   }
 
-  async claim(sessionId: string, turnId: string, requests: OwnerRequests): Promise<TurnLease | 'busy'> {
+  async claim(
+    sessionId: string,
+    turnId: string,
+    requests: OwnerRequests,
+    mayBeRunning?: () => Promise<boolean>,
+  ): Promise<TurnLease | 'busy'> {
     const keys = sessionKeys(this.#prefix, sessionId);
     const { instanceId, leaseMs } = this.#turnOptions;
     const generation = `${instanceId}:${turnId}`;
-    const claimed = await claimTurn(this.redis.command, keys, { instanceId, generation, turnId }, leaseMs);
-    if (claimed.busy) return 'busy';
-    const { lastId } = claimed;
+    const writer = { instanceId, generation, turnId };
+    const options: ClaimOptions = { leaseMs, graceMs: leaseMs };
+    let claimed = await claimTurn(this.redis.command, keys, writer, options);
+    // Redis lost its data a moment ago: an owner may be about to put its turn back. Only
+    // the history saying no turn can be running lets the claim go on now.
+    if ('uncertain' in claimed) {
+      if (!mayBeRunning || (await mayBeRunning())) return 'busy';
+      claimed = await claimTurn(this.redis.command, keys, writer, { ...options, force: true });
+    }
+    if ('uncertain' in claimed || claimed.busy) return 'busy';
+    const { lastId, stopped } = claimed;
     const turn = new OwnedTurn(
       this.redis.command,
       sessionId,
@@ -142,6 +172,7 @@ export class RedisSessionCluster implements SessionCoordination {
         this.#follower.resume(sessionId);
         this.redis.command.zrem(runningTurnsKey(this.#prefix), sessionId).catch(() => {});
       },
+      stopped,
     );
     // Everything published before the claim reaches this instance's tabs before the
     // turn's own frames; a read that cannot get there in time gives the turn up again.
@@ -216,13 +247,16 @@ export class RedisSessionCluster implements SessionCoordination {
   }
 
   /**
-   * Whether the session's turn lost its owner: no instance held it at two looks `apartMs`
-   * apart (half a lease by default; a renewal comes every third of one).
+   * Whether the session's turn lost its owner: at two looks `apartMs` apart (half a lease
+   * by default; a renewal comes every third of one), its lease was gone each time with
+   * positive evidence (ownerState), not merely missing after Redis lost its data.
    */
   async ownerGone(sessionId: string, apartMs = this.#turnOptions.leaseMs / 2): Promise<boolean> {
-    if (await this.isRunning(sessionId)) return false;
+    const keys = sessionKeys(this.#prefix, sessionId);
+    const graceMs = this.#turnOptions.leaseMs;
+    if ((await ownerState(this.redis.command, keys, graceMs)).state !== 'gone') return false;
     await new Promise((resolve) => setTimeout(resolve, apartMs));
-    return !(await this.isRunning(sessionId));
+    return (await ownerState(this.redis.command, keys, graceMs)).state === 'gone';
   }
 
   /**
@@ -292,26 +326,42 @@ export class RedisSessionCluster implements SessionCoordination {
   }
 
   /**
-   * Turns other instances run, on sessions this one has tabs on: a lease found missing
-   * twice in a row (half a lease apart) means its owner died; the hub ends the turn.
+   * Turns other instances run, on sessions this one has tabs on: an owner late to renew
+   * is said to the tabs (and that it is back, if it comes back); an owner whose lease
+   * expired (positive evidence: ownerState) is gone, and the hub ends its turn.
    */
   async #watchOwners(): Promise<void> {
     this.#markRunning([...this.#owned.keys()]);
     const running = [...this.#follower.remoteTurns()].filter(([sessionId]) => !this.#owned.has(sessionId));
     if (!running.length) return;
-    let exists: number[];
+    const { leaseMs } = this.#turnOptions;
+    let states;
     try {
-      exists = await Promise.all(
-        running.map(([sessionId]) => this.redis.command.exists(sessionKeys(this.#prefix, sessionId).lease)),
+      states = await Promise.all(
+        running.map(([sessionId]) =>
+          ownerState(this.redis.command, sessionKeys(this.#prefix, sessionId), leaseMs),
+        ),
       );
     } catch {
       return; // Redis unreachable: nobody can be presumed dead now.
     }
     running.forEach(([sessionId, turnId], i) => {
-      if (exists[i]) return void this.#missing.delete(sessionId);
-      if (this.#missing.get(sessionId) !== turnId) return void this.#missing.set(sessionId, turnId);
-      this.#missing.delete(sessionId);
-      this.#following.get(sessionId)?.handlers.ownerGone(turnId);
+      const handlers = this.#following.get(sessionId)?.handlers;
+      const owner = states[i]!;
+      if (!handlers || owner.state === 'uncertain') return;
+      if (owner.state === 'gone') {
+        this.#late.delete(sessionId);
+        return handlers.ownerGone(turnId);
+      }
+      const late = owner.leftMs > 0 && leaseMs - owner.leftMs > this.#lateAfterMs;
+      const told = this.#late.get(sessionId) === turnId;
+      if (late && !told) {
+        this.#late.set(sessionId, turnId);
+        handlers.ownerLate(turnId);
+      } else if (!late && told) {
+        this.#late.delete(sessionId);
+        handlers.ownerBack(turnId);
+      }
     });
   }
 }

@@ -6,6 +6,8 @@
  * checks it against the writer's: a stale owner (presumed dead, then back) is refused.
  * When the generation is missing, Redis lost its data (a restart without persistence):
  * the writer, which held the turn and was not replaced meanwhile, puts it back and goes on.
+ * Nobody else may take such a session until a lease has passed (CLAIM's 'uncertain'): a
+ * takeover needs positive evidence that the owner is gone, never a key's mere absence.
  */
 import type { Redis } from 'ioredis';
 import type { SessionKeys } from './keys.js';
@@ -17,20 +19,74 @@ import type { SessionKeys } from './keys.js';
 export const KEEP_MS = 24 * 3_600_000;
 
 /**
- * KEYS lease, generation, frames, abort, decisions; ARGV instance, leaseMs, keepMs (how
- * long the generation and a turn's log outlive an owner that never ended its turn), the
- * claim's generation token.
+ * Redis's own clock, in ms: the same for every instance, so that ages kept in Redis are
+ * never compared with one instance's clock.
+ */
+const NOW = `
+local function nowMs()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+`;
+
+/**
+ * Whether the session may be taken now that no lease is held: a lease that expired is
+ * positive evidence its owner is gone (the generation outlives every lease). With no
+ * generation either, Redis lost its data (or never had a claim of the session): an owner
+ * alive somewhere puts its turn back within a lease of Redis being back, so until a
+ * lease has passed since Redis first saw the session that way, it is 'uncertain'.
+ * KEYS[2] generation, KEYS[k] seen; ARGV[g] the grace (ms), ARGV[keep] keepMs.
+ */
+const SETTLED = (seenKey: string, graceArg: string, keepArg: string) => `
+local function settled()
+  if redis.call('EXISTS', KEYS[2]) == 1 then return true end
+  local now = nowMs()
+  local seen = redis.call('GET', ${seenKey})
+  if not seen then
+    redis.call('SET', ${seenKey}, now, 'PX', ${keepArg})
+    seen = now
+  end
+  return now - tonumber(seen) >= tonumber(${graceArg})
+end
+`;
+
+/**
+ * KEYS lease, generation, frames, abort, decisions, seen; ARGV instance, leaseMs, keepMs
+ * (how long the generation and a turn's log outlive an owner that never ended its turn),
+ * the claim's generation token, graceMs, force ('1': the history says no turn can be
+ * running, so an uncertain session may be claimed). Returns {0} busy, {2} uncertain, or
+ * {1, the log's last entry id, the turn id a Stop was recorded for ('' for none)}.
  */
 const CLAIM = `
+${NOW}
+${SETTLED('KEYS[6]', 'ARGV[5]', 'ARGV[3]')}
 if redis.call('EXISTS', KEYS[1]) == 1 then return {0} end
+if ARGV[6] ~= '1' and not settled() then return {2} end
+local stopped = redis.call('GET', KEYS[4]) or ''
 redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[3])
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-redis.call('DEL', KEYS[4], KEYS[5])
+redis.call('DEL', KEYS[4], KEYS[5], KEYS[6])
 redis.call('PEXPIRE', KEYS[3], ARGV[3])
 local last = redis.call('XREVRANGE', KEYS[3], '+', '-', 'COUNT', 1)
 local lastId = '0-0'
 if last[1] then lastId = last[1][1] end
-return {1, lastId}
+return {1, lastId, stopped}
+`;
+
+/**
+ * KEYS lease, generation, seen; ARGV graceMs, keepMs. Where a session's owner stands, as
+ * seen by another instance: {1, ms left on its lease} held, {0} gone (positive evidence:
+ * its lease expired, or Redis lost its data a lease ago and no owner put it back), {2}
+ * uncertain (Redis lost its data a moment ago: an owner may still put its turn back).
+ */
+const OWNER_STATE = `
+${NOW}
+${SETTLED('KEYS[3]', 'ARGV[1]', 'ARGV[2]')}
+local left = redis.call('PTTL', KEYS[1])
+if left > 0 then return {1, left} end
+if left == -1 then return {1, 0} end
+if settled() then return {0} end
+return {2}
 `;
 
 /** KEYS lease, generation, abort, decisions; ARGV generation, instance, leaseMs, turnId. */
@@ -93,7 +149,8 @@ return {firstId, lastId}
 `;
 
 export interface ClusterScripts {
-  aalisClaim(...args: Array<string | number>): Promise<[0] | [1, string]>;
+  aalisClaim(...args: Array<string | number>): Promise<[0] | [2] | [1, string, string]>;
+  aalisOwnerState(...args: Array<string | number>): Promise<[0] | [2] | [1, number]>;
   aalisRenew(...args: Array<string | number>): Promise<[0] | [1, 0 | 1, string[]]>;
   aalisAppend(...args: Array<string | number>): Promise<[0] | [1, string]>;
   aalisResumePoint(...args: string[]): Promise<[string, string, string?, string?, string?]>;
@@ -110,26 +167,61 @@ export interface Writer {
   turnId: string;
 }
 
-/** Claims a session's turn: busy, or the log's last entry id at the claim. */
+/** What a claim found. */
+export type Claimed =
+  /** Another owner holds the session's turn. */
+  | { busy: true }
+  /** Redis lost its data a moment ago: an owner may still put its turn back. */
+  | { uncertain: true }
+  /** Claimed: the log's last entry id at the claim, and the turn a Stop was recorded for. */
+  | { busy: false; lastId: string; stopped: string | undefined };
+
+export interface ClaimOptions {
+  leaseMs: number;
+  /** How long after Redis lost its data an owner is waited for (a lease). */
+  graceMs: number;
+  /** The history says no turn can be running: an uncertain session is claimed all the same. */
+  force?: boolean;
+}
+
+/** Claims a session's turn. */
 export async function claimTurn(
   redis: ScriptedRedis,
   keys: SessionKeys,
   writer: Writer,
-  leaseMs: number,
-): Promise<{ busy: true } | { busy: false; lastId: string }> {
-  const { lease, generation, frames, abort, decisions } = keys;
+  { leaseMs, graceMs, force = false }: ClaimOptions,
+): Promise<Claimed> {
+  const { lease, generation, frames, abort, decisions, seen } = keys;
   const claimed = await redis.aalisClaim(
     lease,
     generation,
     frames,
     abort,
     decisions,
+    seen,
     writer.instanceId,
     leaseMs,
     KEEP_MS,
     writer.generation,
+    graceMs,
+    force ? '1' : '0',
   );
-  return claimed[0] === 0 ? { busy: true } : { busy: false, lastId: claimed[1] };
+  if (claimed[0] === 0) return { busy: true };
+  if (claimed[0] === 2) return { uncertain: true };
+  return { busy: false, lastId: claimed[1], stopped: claimed[2] || undefined };
+}
+
+/** Where a session's owner stands: held (with the ms left on its lease), gone, or uncertain. */
+export type OwnerState = { state: 'held'; leftMs: number } | { state: 'gone' } | { state: 'uncertain' };
+
+export async function ownerState(
+  redis: ScriptedRedis,
+  keys: SessionKeys,
+  graceMs: number,
+): Promise<OwnerState> {
+  const found = await redis.aalisOwnerState(keys.lease, keys.generation, keys.seen, graceMs, KEEP_MS);
+  if (found[0] === 1) return { state: 'held', leftMs: found[1] };
+  return found[0] === 0 ? { state: 'gone' } : { state: 'uncertain' };
 }
 
 /** Renews the lease: fenced, or what other instances asked meanwhile (a stop, decisions as JSON). */
@@ -196,7 +288,8 @@ export async function appendFrames(
 
 /** Defines the scripts on a connection (ioredis runs them by SHA, loading them when Redis lost them). */
 export function withScripts(redis: Redis): ScriptedRedis {
-  redis.defineCommand('aalisClaim', { numberOfKeys: 5, lua: CLAIM });
+  redis.defineCommand('aalisClaim', { numberOfKeys: 6, lua: CLAIM });
+  redis.defineCommand('aalisOwnerState', { numberOfKeys: 3, lua: OWNER_STATE });
   redis.defineCommand('aalisRenew', { numberOfKeys: 4, lua: RENEW });
   redis.defineCommand('aalisAppend', { numberOfKeys: 6, lua: APPEND });
   redis.defineCommand('aalisResumePoint', { numberOfKeys: 2, lua: RESUME_POINT });

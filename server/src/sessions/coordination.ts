@@ -32,9 +32,24 @@ export interface SessionCoordination {
    * was delivered to this instance's connections (so the new turn's frames come after
    * them everywhere). 'busy' when another instance runs one. Throws when the shared state
    * cannot be reached: then no turn may start.
+   *
+   * A takeover needs positive evidence that no owner is left: right after the shared
+   * state lost its data, a session is taken only when `mayBeRunning` (the history: is its
+   * last message a question without an answer?) says no turn can be running; else 'busy'
+   * until an owner alive somewhere has had a lease's time to put its turn back.
    */
-  claim(sessionId: string, turnId: string, requests: OwnerRequests): Promise<TurnLease | 'busy'>;
-  /** Asks whichever instance runs the session's turn `turnId` to stop it. */
+  claim(
+    sessionId: string,
+    turnId: string,
+    requests: OwnerRequests,
+    mayBeRunning?: () => Promise<boolean>,
+  ): Promise<TurnLease | 'busy'>;
+  /**
+   * Asks whichever instance runs the session's turn `turnId` to stop it, and records the
+   * Stop where every instance sees it: if that instance dies before it acts, the turn is
+   * still ended `aborted` (TurnLease `stopRecorded`). Also said by the owner itself for a
+   * Stop it got from its own tab, for the same reason.
+   */
   requestAbort(sessionId: string, turnId: string): Promise<void>;
   /** Passes a user's approval decision to whichever instance runs the session's turn. */
   passDecision(sessionId: string, decision: ApprovalDecision): Promise<void>;
@@ -85,6 +100,13 @@ export interface FollowHandlers {
    * was not renewed). The hub ends it once, for everyone.
    */
   ownerGone(turnId: string): void;
+  /**
+   * The owner of turn `turnId` has not renewed its lease for longer than a renewal: it may
+   * be dying. The hub tells the tabs (`turn_status` `unresponsive`) while it waits.
+   */
+  ownerLate(turnId: string): void;
+  /** The owner of turn `turnId`, late before, renews again. */
+  ownerBack(turnId: string): void;
 }
 
 /** A frame as another instance published it: parsed, and its JSON, delivered as it came. */
@@ -120,6 +142,12 @@ export interface TurnLease {
    * frames and its answer are refused from then on (fencing).
    */
   readonly owned: boolean;
+  /**
+   * The turn a Stop was recorded for when this lease was claimed (a Stop whose turn's
+   * owner died before it could act on it): the turn that ends it on the owner's behalf
+   * ends it `aborted`.
+   */
+  readonly stopRecorded?: string | undefined;
   /** Publishes what is left and gives the turn up; the session's log expires later. */
   release(): Promise<void>;
 }

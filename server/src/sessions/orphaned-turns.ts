@@ -58,29 +58,39 @@ export class OrphanedTurns {
     if (lease === 'busy') return; // Another instance ends it (or a new turn began).
     // Everything before the claim was read meanwhile: the turn may have ended after all.
     if (session.epoch !== epoch) return void (await lease.release());
+    // From the end on, a send of a tab waits for the lease to be given up (session.ending).
+    let done = () => {};
+    const ended = new Promise<void>((resolve) => (done = resolve));
     const approvals = PendingApprovals.closed(sessionId, now);
     session.turn = new RunningTurn({ id: turnId, lease, startedAt: now(), approvals, visitor: undefined });
     try {
       const unfinished = await store.unfinishedTools(sessionId, turnId);
+      // A Stop recorded for the turn before its owner died: ended as the visitor asked.
+      const stopped = lease.stopRecorded === turnId;
       const error = {
         code: ErrorCode.Interrupted,
         message: 'the server running this answer stopped before it was finished',
       };
-      const message: ChatMessage = { ...orphanedAnswer(session.view, now()), status: 'error', error };
+      const answer = orphanedAnswer(session.view, now());
+      const message: ChatMessage = stopped
+        ? { ...answer, status: 'aborted' }
+        : { ...answer, status: 'error', error };
       if (await store.endTurn(sessionId, message, turnId)) {
-        this.broadcast.toSession(sessionId, { type: 'error', sessionId, ...error });
+        session.ending = ended;
+        if (!stopped) this.broadcast.toSession(sessionId, { type: 'error', sessionId, ...error });
         this.broadcast.toSession(sessionId, { type: 'message', sessionId, message });
       } else {
         // The owner stored its answer, then died before every tab had it.
         // Or another instance's look marked it failed: its tabs hear why, as with any end.
         const last = (await store.page(sessionId, { limit: 1 })).messages[0];
         if (last?.role === 'assistant') {
+          session.ending = ended;
           if (last.error) this.broadcast.toSession(sessionId, { type: 'error', sessionId, ...last.error });
           this.broadcast.toSession(sessionId, { type: 'message', sessionId, message: forClients(last) });
         }
       }
       logger.info(
-        { sessionId, turnId, toolsMayHaveCompleted: unfinished.length },
+        { sessionId, turnId, toolsMayHaveCompleted: unfinished.length, stopped },
         'ended a turn whose instance died',
       );
     } catch (error) {
@@ -88,8 +98,32 @@ export class OrphanedTurns {
     } finally {
       session.turn = undefined;
       await lease.release();
+      session.claiming = false;
+      done();
+      if (session.ending === ended) session.ending = undefined;
       this.registry.forgetIfIdle(session);
     }
+  }
+
+  /**
+   * The owner of the session's turn `turnId` is late to renew its lease: this instance's
+   * tabs are told (`turn_status` `unresponsive`) while the lease runs out, so that none
+   * sits silent. Only this instance's: every instance with tabs watches for its own.
+   */
+  late(session: Session, turnId: string): void {
+    if (session.turn || this.registry.remoteTurn(session) !== turnId) return;
+    this.broadcast.take(session, { type: 'turn_status', sessionId: session.id, state: 'unresponsive' });
+  }
+
+  /** The late owner renews again: the tabs get the turn as it stands, without that status. */
+  back(session: Session, turnId: string): void {
+    const turn = session.view.turn;
+    if (session.turn || this.registry.remoteTurn(session) !== turnId) return;
+    if (turn?.status?.state !== 'unresponsive') return;
+    const { status: _late, ...rest } = turn;
+    session.view = { ...session.view, turn: rest };
+    const resume = this.broadcast.resume(session);
+    if (resume) this.broadcast.take(session, resume);
   }
 
   /**

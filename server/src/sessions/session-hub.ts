@@ -25,6 +25,7 @@ import {
   type Peer,
   type SessionHubOptions,
 } from './hub-options.js';
+import { LocalCoordination } from './local-coordination.js';
 import { OrphanedTurns } from './orphaned-turns.js';
 import { mayOpen, ownerKey } from './owner.js';
 import { questionAgain, sentQuestion } from './questions.js';
@@ -62,6 +63,14 @@ export class SessionHub {
     this.#stopSweeps = settings.coordination.scheduleOrphanSweeps((ownerGone) =>
       this.#turns.shuttingDown ? Promise.resolve() : this.#orphans.sweep(ownerGone),
     );
+  }
+
+  /**
+   * Whether other instances serve the same sessions (a shared coordination, not
+   * LocalCoordination): a tab can then go on with its session on another instance.
+   */
+  get clustered(): boolean {
+    return !(this.#settings.coordination instanceof LocalCoordination);
   }
 
   /** Sessions with a turn running now. */
@@ -241,8 +250,9 @@ export class SessionHub {
   }
 
   /**
-   * Stops taking turns, stops the running ones (their clients get `shutting_down`), and
-   * waits a while for their final messages to be stored.
+   * Stops taking turns, lets the running ones finish for up to `drainMs`, then stops
+   * those left (their clients get `shutting_down`) and waits a while for their final
+   * messages to be stored. Called again meanwhile, it stops them at once.
    */
   async shutdown(): Promise<void> {
     this.#stopSweeps();
@@ -296,6 +306,8 @@ export class SessionHub {
         for (const { frame, text } of frames) this.#broadcast.take(session, frame, text);
       },
       ownerGone: (turnId) => void this.#orphans.end(session, turnId),
+      ownerLate: (turnId) => this.#orphans.late(session, turnId),
+      ownerBack: (turnId) => this.#orphans.back(session, turnId),
     });
     return session.followed;
   }

@@ -24,6 +24,11 @@ export interface Session {
   pending: number;
   /** A send of this instance is claiming the turn: a second one meanwhile is `busy`. */
   claiming: boolean;
+  /**
+   * Set while a turn's end is being finished (its lease given up) after its tabs got its
+   * final message: a send that comes meanwhile waits for it rather than being `busy`.
+   */
+  ending?: Promise<void>;
   /** Set once the coordination delivers the session's frames to this instance. */
   followed?: Promise<void>;
   /**
