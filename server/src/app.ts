@@ -16,6 +16,8 @@ import { openDatabase } from './history/sqlite-database.js';
 import { FilePauseSwitch, RedisPauseSwitch } from './budgets/pause-switch.js';
 import { connectRedis } from './cluster/redis-connections.js';
 import { RedisSessionCluster } from './cluster/redis-cluster.js';
+import { RedisAnswerKeeper } from './cluster/redis-answer-keeper.js';
+import { AnswerSpool } from './history/answer-spool.js';
 import { SharedIpRates } from './cluster/shared-ip-rates.js';
 import { MemoryHistoryStore } from './history/memory-store.js';
 import { PostgresHistoryStore } from './history/postgres-store.js';
@@ -103,6 +105,13 @@ export async function createAalisServer(
       ? { pauseSwitch: new RedisPauseSwitch(redis.command) }
       : config.dataDir
         ? { pauseSwitch: new FilePauseSwitch(config.dataDir) }
+        : {}),
+    // An answer the history cannot store yet waits where the next start (or another
+    // instance) finds it: Redis, else a spool in the data folder, else memory.
+    ...(redis
+      ? { answers: { keeper: new RedisAnswerKeeper(redis.command, app.log) } }
+      : config.dataDir
+        ? { answers: { keeper: new AnswerSpool({ dataDir: config.dataDir, logger: app.log }) } }
         : {}),
     // The data directory keeps the anonymous visitors' signing key across restarts when
     // no secret is configured (a JWKS only).

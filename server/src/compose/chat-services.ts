@@ -17,6 +17,7 @@ import type { Logger } from '../util/logger.js';
 import type { ApprovalRules } from '../agent/approval-policy.js';
 import type { ChatProvider } from '../providers/core/types.js';
 import { SessionHub, type SessionHubOptions } from '../sessions/session-hub.js';
+import { KeptAnswers, type KeptAnswersOptions } from '../sessions/answer-keeper.js';
 import type { SessionCoordination } from '../sessions/coordination.js';
 import { LocalCoordination } from '../sessions/local-coordination.js';
 import { builtinTools } from '../tools/builtin/index.js';
@@ -59,7 +60,14 @@ export interface ChatServicesOptions {
   mcpServers?: McpServersConfig;
   /** Where history is kept; in memory by default (lost on restart). */
   store?: HistoryStore;
-  sessions?: Partial<Omit<SessionHubOptions, 'agent' | 'store' | 'logger' | 'budgets'>>;
+  /**
+   * Answers the history could not store yet (it is down, its disk full): where they are
+   * kept until it takes them (`keeper`: a spool in the data folder, Redis with several
+   * instances; in memory by default), how long a turn waits for its own before it ends for
+   * its tabs (`maxWaitMs`, 2 minutes), and how often they are tried again.
+   */
+  answers?: Omit<KeptAnswersOptions, 'store' | 'logger'>;
+  sessions?: Partial<Omit<SessionHubOptions, 'agent' | 'store' | 'logger' | 'budgets' | 'keeper'>>;
   /**
    * What visitors and the whole server may spend (server README, "Budgets"); each 0 or
    * missing is no limit, and without this option there are none. Per-visitor budgets need
@@ -108,8 +116,15 @@ export interface ChatServices {
    */
   events: ChatEvents;
   /**
-   * Settles once the turns the last shutdown left running are marked failed (those that
-   * run on another instance are left alone); never rejects (a failure is logged).
+   * The answers the history could not store yet, tried again until it does; `close()`
+   * stops the retries at shutdown (the keeper keeps the answers for the next start).
+   */
+  answers: KeptAnswers;
+  /**
+   * Settles once the answers the last run kept unsaved are stored (or, with the history
+   * still down, tried again in the background) and then the turns the last shutdown left
+   * running are marked failed (those that run on another instance, or whose answer still
+   * waits in the keeper, are left alone); never rejects (a failure is logged).
    */
   recovered: Promise<void>;
 }
@@ -117,8 +132,17 @@ export interface ChatServices {
 export function createChatServices(options: ChatServicesOptions, logger: Logger): ChatServices {
   const store = options.store ?? new MemoryHistoryStore();
   const { cluster } = options;
-  const recovered = store
-    .recoverInterruptedTurns(cluster ? (sessionId) => cluster.isRunning(sessionId) : undefined)
+  const answers = new KeptAnswers({ ...options.answers, store, logger });
+  const runsElsewhere = cluster ? (sessionId: string) => cluster.isRunning(sessionId) : undefined;
+  // The kept answers first: a running mark whose answer the keeper has gets that answer,
+  // not `interrupted`. A mark whose answer still waits (the history failed again) stays.
+  const recovered = answers
+    .storeAll(runsElsewhere)
+    .then(() =>
+      store.recoverInterruptedTurns(
+        async (sessionId) => (await runsElsewhere?.(sessionId)) || (await answers.holds(sessionId)),
+      ),
+    )
     .then(
       (turns) => {
         if (turns) logger.warn({ turns }, 'turns interrupted by the last shutdown were marked failed');
@@ -166,6 +190,7 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
     store,
     logger: log,
     ...options.sessions,
+    keeper: answers,
     ...(budgets ? { budgets } : {}),
     pause,
     // The one place that picks how this instance works with others: alone, or through the cluster.
@@ -196,6 +221,7 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
     events,
     counters,
     pause,
+    answers,
     recovered,
     ...(mcp ? { mcp } : {}),
   };

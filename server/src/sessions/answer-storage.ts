@@ -1,12 +1,16 @@
 /**
- * A turn's answer into the history, and into the `message` frame every tab gets. What a
- * failed write leaves the visitor with is decided here: the truth, and a history that
- * still answers the question.
+ * A turn's answer into the history, and into the `message` frame every tab gets. When
+ * the history cannot take it (the database is down, the disk is full), the answer is not
+ * thrown away: it is kept (answer-keeper.ts) and tried again with backoff while the turn
+ * stays open, its tabs told `turn_status` `saving`; past the keeper's longest wait the
+ * turn ends for its tabs, the answer marked as not saved yet, and is tried on in the
+ * background until stored.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCode, type ChatMessage } from '@aalis/protocol';
 import type { TurnError } from '../agent/agent.js';
-import type { HistoryStore } from '../history/store.js';
 import { logErrorWithId } from '../util/log-error.js';
+import type { KeptAnswer, KeptAnswers } from './answer-keeper.js';
 import type { HubLogger } from './hub-options.js';
 
 export interface StoredAnswer {
@@ -18,46 +22,92 @@ export interface StoredAnswer {
   lost?: true;
 }
 
+/** The turn whose answer is being stored, as storing it needs to see it. */
+export interface SavingTurn {
+  sessionId: string;
+  turnId: string;
+  /** Aborted by a Stop or the shutdown: the turn stops waiting, and its answer stays kept. */
+  signal: AbortSignal;
+  /** False once another instance took the turn over: its answer is then that one's to end (fencing). */
+  owned(): boolean;
+  /** True once the server is going down: nothing is tried in the background then (the keeper has it for the next start). */
+  stopping(): boolean;
+  /** Tells every tab the answer waits: attempt `attempt` comes in `retryInMs`. */
+  saving(status: { attempt: number; retryInMs: number }): void;
+}
+
 /**
- * Stores the turn's answer. When storing fails (a full disk), a small failed message
- * under the same id takes the answer's place, with the turn's own reason when it had one.
- * When even that fails, the turn stays marked as running in the store, and the next turn
- * or start marks it failed.
+ * Stores the turn's answer. A write the store fences (another instance ended the turn)
+ * is `lost`, never tried again. A write that fails keeps the answer and tries again
+ * until stored, for at most the keeper's longest wait; then the visitor keeps what was
+ * shown, marked as not saved yet, and the keeper goes on trying.
  */
 export async function storeAnswer(
-  store: HistoryStore,
+  kept: KeptAnswers,
   logger: HubLogger,
-  sessionId: string,
-  turnId: string,
+  turn: SavingTurn,
   message: ChatMessage,
 ): Promise<StoredAnswer> {
+  const { sessionId, turnId } = turn;
   const own = message.error ? [message.error as TurnError] : [];
   try {
-    if (!(await store.endTurn(sessionId, message, turnId))) return { message, errors: own, lost: true };
+    if (!(await kept.store.endTurn(sessionId, message, turnId))) return { message, errors: own, lost: true };
     return { message, errors: own };
   } catch (thrown) {
+    const errorId = logErrorWithId(logger, thrown, 'storing the answer failed: it is kept and tried again', {
+      sessionId,
+      turnError: message.error?.code ?? null,
+    });
+    const answer: KeptAnswer = { sessionId, turnId, message, keptAt: Date.now() };
+    await kept.keep(answer);
+    const outcome = await tryAgain(kept, turn, answer);
+    if (outcome === 'stored') {
+      logger.info({ sessionId, waitedMs: Date.now() - answer.keptAt }, 'a kept answer was stored');
+      return { message, errors: own };
+    }
+    // Fenced, or taken over while it waited: the instance that ended the turn tells the tabs.
+    if (outcome === 'fenced' || outcome === 'lost') return { message, errors: [], lost: true };
+    if (!turn.stopping()) kept.retryInBackground(answer, outcome.attempt, turn.stopping);
     const unsaved: TurnError = {
       code: ErrorCode.Storage,
-      message: 'the answer could not be saved: it will be gone after a reload',
-      errorId: logErrorWithId(logger, thrown, 'storing the answer failed', {
-        sessionId,
-        turnError: message.error?.code ?? null,
-      }),
+      message: 'the answer could not be saved yet: it is kept and saved when the history is back',
+      errorId,
     };
-    const failed: ChatMessage = { ...message, status: 'error', error: message.error ?? unsaved };
+    // The visitor keeps what was shown (it may still be copied), marked as not saved yet.
+    const shown: ChatMessage = { ...message, status: 'error', error: message.error ?? unsaved };
+    return { message: shown, errors: [...own, unsaved] };
+  }
+}
+
+/**
+ * Tries the kept answer again with backoff while the turn waits: stored or fenced, lost
+ * (taken over), or given up at the longest wait (or a Stop, or the shutdown) with the
+ * attempt the background goes on from.
+ */
+async function tryAgain(
+  kept: KeptAnswers,
+  turn: SavingTurn,
+  answer: KeptAnswer,
+): Promise<'stored' | 'fenced' | 'lost' | { attempt: number }> {
+  const deadline = answer.keptAt + kept.maxWaitMs;
+  // Attempt 1 was the one that failed.
+  for (let attempt = 2; ; attempt++) {
+    const left = deadline - Date.now();
+    if (left <= 0 || turn.signal.aborted) return { attempt };
+    const retryInMs = Math.min(kept.delayBefore(attempt), left);
+    turn.saving({ attempt, retryInMs });
     try {
-      const { usage: _usage, ...stub } = failed;
-      // Refused: another instance ended the turn meanwhile, and its answer stands.
-      if (!(await store.endTurn(sessionId, { ...stub, parts: [] }, turnId)))
-        return { message: failed, errors: [], lost: true };
-    } catch (again) {
-      logger.error(
-        { err: again, errorId: unsaved.errorId, sessionId },
-        'storing the failed answer failed too: the turn stays marked running until the next turn or start',
-      );
+      await sleep(retryInMs, undefined, { signal: turn.signal });
+    } catch {
+      return { attempt }; // Stopped while it waited.
     }
-    // The visitor keeps what was shown (it may still be copied), marked as not saved.
-    return { message: failed, errors: [...own, unsaved] };
+    // Another instance presumed this one dead: the answer stays kept for the one that ends the turn.
+    if (!turn.owned()) return 'lost';
+    try {
+      return await kept.storeOnce(answer);
+    } catch {
+      // Still down; said once already, when it was kept.
+    }
   }
 }
 

@@ -17,6 +17,7 @@ import { MemoryPauseSwitch, type PauseSwitch } from '../budgets/pause-switch.js'
 import type { HistoryStore } from '../history/store.js';
 import type { ImageAttachments } from '../images/attachments.js';
 import { Workspaces } from '../tools/workspace.js';
+import { KeptAnswers } from './answer-keeper.js';
 import type { SessionCoordination } from './coordination.js';
 import { LocalCoordination } from './local-coordination.js';
 
@@ -92,6 +93,12 @@ export interface SessionHubOptions {
   /** How long shutdown waits for running turns to store their final message. */
   shutdownGraceMs?: number;
   /**
+   * Answers the history could not store yet: where they are kept, how they are tried
+   * again, and how long a turn stays open (`turn_status` `saving`) waiting for its own
+   * (answer-keeper.ts). In memory, 2 minutes, by default.
+   */
+  keeper?: KeptAnswers;
+  /**
    * Hears every turn as it ends, with what the `turn ended` log line says (for metrics:
    * observability/metrics.ts). A listener that throws is logged; the turn is not affected.
    */
@@ -162,6 +169,7 @@ export function hubSettings(options: SessionHubOptions): HubSettings {
     budgets: new Budgets(),
     pause: new MemoryPauseSwitch(),
     ...rest,
+    keeper: rest.keeper ?? new KeptAnswers({ store: rest.store, logger: rest.logger }),
     images,
     coordination: cluster ?? new LocalCoordination(),
   };

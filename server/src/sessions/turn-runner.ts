@@ -10,7 +10,7 @@ import type { TurnError } from '../agent/agent.js';
 import { forClients } from '../agent/stored-message.js';
 import { turnTokens } from '../budgets/turn-tokens.js';
 import { logErrorWithId } from '../util/log-error.js';
-import { storeAnswer, withoutArguments } from './answer-storage.js';
+import { storeAnswer, withoutArguments, type SavingTurn } from './answer-storage.js';
 import type { ApprovalDecision, TurnLease } from './coordination.js';
 import type { HubSettings, Peer } from './hub-options.js';
 import { PendingApprovals } from './pending-approvals.js';
@@ -159,6 +159,8 @@ export class TurnRunner {
       ...(images?.length ? { images } : {}),
     };
     try {
+      // An answer still kept from this session's last turn goes in first: it comes before this question.
+      await this.settings.keeper.storeSession(sessionId);
       await store.beginTurn(sessionId, userMessage, startedAt, session.owner);
     } catch (error) {
       void lease.release();
@@ -276,11 +278,23 @@ export class TurnRunner {
     // The server stopped it (a cap, shutdown): not the visitor's Stop, and the message says so.
     if (turn.stopReason) error = turn.stopReason;
     if (error) message = { ...message, status: 'error', error };
+    // While the history cannot take the answer, it is kept and tried again: the turn stays
+    // open (its lease held, a new send is busy) and every tab is told, in the session's
+    // buffer too, so a tab that joins meanwhile resumes with it.
+    const saving: SavingTurn = {
+      sessionId,
+      turnId: turn.id,
+      signal: turn.controller.signal,
+      owned: () => turn.lease.owned,
+      stopping: () => this.#shuttingDown,
+      saving: (status) =>
+        this.broadcast.toSession(sessionId, { type: 'turn_status', sessionId, state: 'saving', ...status }),
+    };
     // A turn another instance took over (this one was presumed dead) stores nothing: that
     // instance ends it for everyone (fencing), in the shared state and again in the store.
     const stored = !turn.lease.owned
       ? { message, errors: [], lost: true as const }
-      : await storeAnswer(store, logger, sessionId, turn.id, message);
+      : await storeAnswer(this.settings.keeper, logger, saving, message);
     message = stored.message;
     const { errors } = stored;
     if (stored.lost) {

@@ -21,6 +21,14 @@ export interface TestPostgres {
   createDatabase(): Promise<string>;
   /** Stops the server at once (no shutdown checkpoint) and removes its directory. */
   stop(): Promise<void>;
+  /**
+   * Stops the server, keeping its data: an outage of the database, as its clients meet
+   * it (their connections cut). A fast shutdown, not an immediate one: durability is off
+   * here, so a crash would lose what was written.
+   */
+  halt(): Promise<void>;
+  /** Starts a halted server again, on the same port, with its data. */
+  resume(): Promise<void>;
 }
 
 /** Starts the server; about a second, most of it `initdb`. */
@@ -78,6 +86,12 @@ export async function startPostgres(): Promise<TestPostgres> {
   return {
     url,
     createDatabase,
+    halt: async () => {
+      await runAsServerUser(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
+    },
+    resume: async () => {
+      await startOn(bin, dir, port!);
+    },
     stop: async () => {
       if (stopped) return;
       stopped = true;
@@ -125,23 +139,25 @@ function runAsServerUser(command: string, args: string[]): Promise<unknown> {
 /** Starts the server on a free port (onFreePort tries another one when it was taken). */
 async function startOnFreePort(bin: string, dir: string): Promise<number> {
   const log = join(dir, 'server.log');
-  const start = async (port: number) => {
-    const settings = [
-      `-p ${port}`,
-      `-k '${dir}'`,
-      '-c listen_addresses=127.0.0.1',
-      '-c fsync=off',
-      '-c synchronous_commit=off',
-      '-c full_page_writes=off',
-      '-c shared_buffers=16MB',
-    ].join(' ');
-    const server = ['-D', join(dir, 'data'), '-l', log, '-o', settings];
-    await runAsServerUser(join(bin, 'pg_ctl'), [...server, '-w', '-t', '30', 'start']);
-  };
   try {
-    return (await onFreePort(start)).port;
+    return (await onFreePort((port) => startOn(bin, dir, port))).port;
   } catch (error) {
     const tail = existsSync(log) ? execFileSync('tail', ['-n', '5', log], { encoding: 'utf8' }) : '';
     throw new Error(`PostgreSQL did not start: ${(error as Error).message}\n${tail}`, { cause: error });
   }
+}
+
+/** Starts the server of `dir` on `port`; resolves once it accepts connections. */
+async function startOn(bin: string, dir: string, port: number): Promise<void> {
+  const settings = [
+    `-p ${port}`,
+    `-k '${dir}'`,
+    '-c listen_addresses=127.0.0.1',
+    '-c fsync=off',
+    '-c synchronous_commit=off',
+    '-c full_page_writes=off',
+    '-c shared_buffers=16MB',
+  ].join(' ');
+  const server = ['-D', join(dir, 'data'), '-l', join(dir, 'server.log'), '-o', settings];
+  await runAsServerUser(join(bin, 'pg_ctl'), [...server, '-w', '-t', '30', 'start']);
 }
