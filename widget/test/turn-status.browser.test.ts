@@ -106,6 +106,85 @@ describe('the turn status line', () => {
     expect(await statusLine(shadow)).to.equal(null);
   });
 
+  it('an answer kept while the history is down says it is being saved, counts down, and its stored message ends the turn', async () => {
+    const clock = fakeClock();
+    try {
+      const { frames, shadow } = await mount({ serverTime: Date.now() });
+      const saving = (attempt: number, retryInMs: number) => ({
+        type: 'turn_status',
+        sessionId: SESSION,
+        state: 'saving',
+        attempt,
+        retryInMs,
+      });
+      await frames(userMessage(), text('The whole answer.'), saving(2, 4_000));
+      const bubble = shadow.querySelector('.bubble.assistant.streaming')!;
+      expect(bubble.lastElementChild!.matches('aalis-turn-status[data-state="saving"]')).to.equal(true);
+      expect(await statusLine(shadow)).to.equal('Saving the answer: trying again in 4 s (attempt 2)');
+      expect(announced(shadow)).to.equal('Saving the answer: trying again in 4 s (attempt 2)');
+      expect(bubble.textContent).to.contain('The whole answer.');
+
+      await clock.advance(3_000);
+      expect(await statusLine(shadow)).to.equal('Saving the answer: trying again in 1 s (attempt 2)');
+      await clock.advance(2_000);
+      expect(await statusLine(shadow)).to.equal('Saving the answer: trying again now (attempt 2)');
+      await frames(saving(3, 2_000));
+      expect(await statusLine(shadow)).to.equal('Saving the answer: trying again in 2 s (attempt 3)');
+
+      // Stored: the ordinary message ends the turn, and the line goes.
+      await frames({
+        type: 'message',
+        sessionId: SESSION,
+        message: {
+          id: 'a1',
+          role: 'assistant',
+          parts: [{ type: 'text', text: 'The whole answer.' }],
+          createdAt: Date.now(),
+          status: 'complete',
+        },
+      });
+      expect(shadow.querySelector('aalis-turn-status')).to.equal(null);
+      expect(shadow.querySelector('.bubble.assistant:not(.streaming)')!.textContent).to.contain(
+        'The whole answer.',
+      );
+    } finally {
+      clock.restore();
+    }
+  });
+
+  it('a server that stopped renewing its turn is said to be not responding, counting up; a reload mid-save resumes the countdown', async () => {
+    const clock = fakeClock();
+    try {
+      const serverNow = Date.now();
+      const { frames, shadow } = await mount({ serverTime: serverNow });
+      await frames(userMessage(), text('Half an answer'), {
+        type: 'turn_status',
+        sessionId: SESSION,
+        state: 'unresponsive',
+      });
+      expect(await statusLine(shadow)).to.equal('The server running this answer is not responding…');
+      expect(announced(shadow)).to.equal('The server running this answer is not responding…');
+      await clock.advance(5_200);
+      expect(await statusLine(shadow)).to.equal('The server running this answer is not responding… 5 s');
+
+      // A tab that joins while the answer waits to be stored: stream_resume has it, with the status.
+      await frames({
+        type: 'stream_resume',
+        sessionId: SESSION,
+        serverTime: serverNow + 5_200,
+        parts: [{ type: 'text', text: 'The whole answer.' }],
+        toolCallsProgress: [],
+        turnStatus: { state: 'saving', attempt: 4, retryInMs: 8_000, since: serverNow + 2_200 },
+      });
+      expect(await statusLine(shadow)).to.equal('Saving the answer: trying again in 5 s (attempt 4)');
+      expect(shadow.querySelector('.bubble.assistant.streaming')!.textContent).to.contain(
+        'The whole answer.',
+      );
+    } finally {
+      clock.restore();
+    }
+  });
+
   it('speaks Chinese', async () => {
     const serverNow = Date.now() - HOURS_3;
     const { frames, shadow } = await mount({ locale: 'zh-CN', serverTime: serverNow });
@@ -121,6 +200,10 @@ describe('the turn status line', () => {
     await frames(retrying(2, 5_000));
     expect(await statusLine(shadow)).to.equal('模型服务繁忙：5 秒后重试（第 2 次）');
     expect(announced(shadow)).to.equal('模型服务繁忙：5 秒后重试（第 2 次）');
+    await frames({ type: 'turn_status', sessionId: SESSION, state: 'saving', attempt: 2, retryInMs: 4_000 });
+    expect(await statusLine(shadow)).to.equal('正在保存回答：4 秒后重试（第 2 次）');
+    await frames({ type: 'turn_status', sessionId: SESSION, state: 'unresponsive' });
+    expect(await statusLine(shadow)).to.equal('运行此回答的服务器没有响应…');
   });
 
   it('a page themes it through ::part(turn-status); a retry is coloured apart from a wait', async () => {
