@@ -6,13 +6,16 @@
  * with the ordinary `message` once stored; past the longest wait the tabs get it marked
  * as not saved yet while the keeper goes on; a start stores what a killed server kept.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ServerFrame } from '@aalis/protocol';
+import type { ChatMessage, ServerFrame } from '@aalis/protocol';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { RedisAnswerKeeper } from '../../src/cluster/redis-answer-keeper.js';
 import { AnswerSpool } from '../../src/history/answer-spool.js';
 import { PostgresHistoryStore } from '../../src/history/postgres-store.js';
 import { SqliteHistoryStore } from '../../src/history/sqlite-store.js';
@@ -21,6 +24,7 @@ import { startCli } from '../cli-harness.js';
 import { completionChunk, sse, usageChunk } from '../fake-upstream.js';
 import { openAIOn } from '../provider-helpers.js';
 import { startPostgres, type TestPostgres } from '../services/postgres.js';
+import { startRedis } from '../services/redis.js';
 import { startServer, TestClient, type Harness } from '../ws-harness.js';
 import { mountSmallDisk } from './full-disk.js';
 
@@ -293,3 +297,78 @@ describe('SQLite on a full disk', () => {
     },
   );
 });
+
+describe('where answers wait', () => {
+  const answer = (sessionId: string, turnId: string) => ({
+    sessionId,
+    turnId,
+    keptAt: Date.now(),
+    message: { id: `a-${turnId}`, role: 'assistant', parts: [], createdAt: 1 } satisfies ChatMessage,
+  });
+
+  test('Redis: every instance sees them, with no expiry; one instance takes each; Redis down, they are held in memory (said once)', async () => {
+    const redis = await startRedis();
+    cleanups.push(() => redis.stop());
+    const connect = () => {
+      // As the server connects: commands fail at once while Redis is away.
+      const client = new Redis(redis.url, {
+        enableOfflineQueue: false,
+        autoResendUnfulfilledCommands: false,
+        maxRetriesPerRequest: 1,
+        retryStrategy: () => 50,
+      });
+      client.on('error', () => {});
+      cleanups.push(() => client.disconnect());
+      return client;
+    };
+    const lines: string[] = [];
+    const [one, two] = [connect(), connect()];
+    await Promise.all([ready(one), ready(two)]);
+    const here = new RedisAnswerKeeper(one, recorder(lines));
+    const there = new RedisAnswerKeeper(two, recorder(lines));
+    await here.keep(answer('s1', 't1'));
+    await here.keep(answer('s*', 't2'));
+    expect((await there.list('s1')).map((a) => a.turnId)).toEqual(['t1']);
+    expect((await there.list()).map((a) => a.turnId).sort()).toEqual(['t1', 't2']);
+    expect(await one.ttl('aalis:unsaved')).toBe(-1);
+    const taken = await Promise.all([here.take('s1', 't1'), there.take('s1', 't1')]);
+    expect(taken.filter(Boolean)).toHaveLength(1);
+
+    await redis.kill();
+    if (one.status === 'ready') await once(one, 'close');
+    await here.keep(answer('s3', 't3'));
+    await here.keep(answer('s3', 't4'));
+    expect(lines.filter((line) => line.includes('Redis cannot keep an unsaved answer'))).toHaveLength(1);
+    await redis.restart();
+    await ready(one);
+    // Redis came back empty: what this instance held is still listed, and taken.
+    expect((await here.list('s3')).map((a) => a.turnId).sort()).toEqual(['t3', 't4']);
+    expect(await here.take('s3', 't3')).toMatchObject({ turnId: 't3' });
+    expect((await here.list()).map((a) => a.turnId)).toEqual(['t4']);
+  });
+
+  test('the spool: files readable by the server only; a write a crash cut short is dropped, an unreadable file left and said', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'aalis-spool-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    await new AnswerSpool({ dataDir }).keep(answer('s1', 't1'));
+    const dir = join(dataDir, 'unsaved');
+    const [file] = readdirSync(dir);
+    expect(statSync(join(dir, file!)).mode & 0o777).toBe(0o600);
+    writeFileSync(join(dir, `${file}.tmp`), '{"sessionId":"s1","tu');
+    writeFileSync(join(dir, 'broken.json'), 'not json');
+    mkdirSync(join(dir, 'unrelated'));
+
+    const lines: string[] = [];
+    const again = new AnswerSpool({ dataDir, logger: recorder(lines) });
+    expect((await again.list()).map((a) => a.turnId)).toEqual(['t1']);
+    expect(readdirSync(dir).sort()).toEqual(['broken.json', file, 'unrelated'].sort());
+    expect(lines).toEqual(['a file in the answer spool cannot be read: it is left there']);
+    await again.take('s1', 't1');
+    expect(readdirSync(dir).sort()).toEqual(['broken.json', 'unrelated']);
+  });
+});
+
+/** Resolves once the client is connected (again): on its own event, not by asking. */
+async function ready(client: Redis): Promise<void> {
+  if (client.status !== 'ready') await once(client, 'ready');
+}
