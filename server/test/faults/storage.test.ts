@@ -66,11 +66,12 @@ beforeEach(() => {
 });
 
 /** Without a data folder of its own the answers kept are in memory; a turn waits for its own 300 ms. */
-async function freshServer(replies: Array<ReturnType<typeof small>>) {
+async function freshServer(replies: Array<ReturnType<typeof small>>, log?: { write(line: string): void }) {
   server = await startServer({
     replies,
     store: new SqliteHistoryStore(dataDir),
     answers: { maxWaitMs: 300, firstRetryMs: 100 },
+    ...(log ? { log } : {}),
   });
   const client = await server.connect();
   const { sessionId } = await client.hello();
@@ -78,8 +79,14 @@ async function freshServer(replies: Array<ReturnType<typeof small>>) {
 }
 
 describe('an answer the disk has no room for', () => {
-  test('is reported as not saved yet (never complete), the history keeps no stand-in, and it goes in before the next question', async () => {
-    const { client, sessionId } = await freshServer([bigAnswer(), small('Short answer.')]);
+  test('is reported as not saved yet (never complete), the history keeps no stand-in, and it goes in once there is room', async () => {
+    let heardStored!: () => void;
+    const storedLater = new Promise<void>((resolve) => (heardStored = resolve));
+    const { client, sessionId } = await freshServer([bigAnswer(), small('Short answer.')], {
+      write: (line) => {
+        if (line.includes('a kept answer was stored')) heardStored();
+      },
+    });
     // Room for small writes, not for the 400 KB answer.
     const { end, frames } = await turn(client, 'tell me everything', () => disk!.fill(64 * 1024));
     expect(end.message).toMatchObject({ status: 'error', error: { code: 'storage' } });
@@ -90,7 +97,13 @@ describe('an answer the disk has no room for', () => {
     expect(client.view.messages.at(-1)).toMatchObject({ id: end.message.id, status: 'error' });
     expect(await history(server!, sessionId)).toEqual([['user', null, null]]);
 
+    // Tried again in the background, with no turn open and nothing sent.
     disk!.free();
+    await storedLater;
+    expect(await history(server!, sessionId)).toEqual([
+      ['user', null, null],
+      ['assistant', 'complete', null],
+    ]);
     const next = await turn(client, 'in short?');
     expect(next.end.message.status).toBe('complete');
     expect(await history(server!, sessionId)).toEqual([
