@@ -112,6 +112,9 @@ test('npx aalis-server serves the widget and health from the installed packages'
   const script = await fetch(`${base}/aalis-chat.js`);
   expect(script.status).toBe(200);
   expect(await script.text()).toContain('aalis-chat');
+  // And the parts it loads from beside itself: the package carries them.
+  for (const part of ['aalis-chat-marked.js', 'aalis-chat-challenge-provider.js'])
+    expect((await fetch(`${base}/${part}`)).status).toBe(200);
 }, 60_000);
 
 test('the Fastify plugin runs in a ten-line app', async () => {
@@ -145,4 +148,6 @@ test('a page importing @aalis/widget builds with Vite', () => {
   run('npx', ['vite', 'build', '--logLevel', 'error']);
   const assets = readdirSync(join(project, 'dist', 'assets'));
   expect(assets.some((file) => file.endsWith('.js'))).toBe(true);
+  // The code that draws a bot challenge stays a chunk of its own, loaded only when asked.
+  expect(assets.some((file) => /^challenge-provider-.*\.js$/.test(file))).toBe(true);
 }, 120_000);

@@ -63,7 +63,8 @@ test.skipIf(!built)(
   'every file the widget imports from next to itself is served too, compressed, with CORS',
   async () => {
     const entry = readFileSync(built!, 'utf8');
-    // What the built script asks for at run time: `import("./aalis-chat-marked.js")`.
+    // What the built script asks for at run time: `import("./aalis-chat-marked.js")`, and
+    // the challenge's part.
     const parts = [...entry.matchAll(/import\(\s*[`'"]\.\/([^`'"]+)[`'"]\s*\)/g)].map((m) => m[1]!);
     expect(parts).toEqual([...WIDGET_PARTS]);
     server = await startLoggedServer();

@@ -1,12 +1,16 @@
 // Builds the widget twice (npm run build -w @aalis/widget):
-// - dist/index.js: an ES module for bundlers, with lit, marked and the protocol as dependencies;
-// - dist/aalis-chat.js: one minified file for a script tag, and aalis-chat-marked.js next to it,
-//   which it loads when it starts (markdown shows as plain text until then).
+// - dist/index.js: an ES module for bundlers, with lit, marked and the protocol as dependencies,
+//   and dist/challenge-provider.js, which it imports only when a bot challenge is asked (a
+//   bundler splits it off in turn);
+// - dist/aalis-chat.js: one minified file for a script tag, and the parts it loads from next
+//   to itself: aalis-chat-marked.js when it starts (markdown shows as plain text until then),
+//   aalis-chat-challenge-provider.js when a bot challenge is asked.
 // Then the type declarations of the npm module, into dist/types.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
 import { BROWSER_TARGET } from './browser-target.mjs';
+import { minifyTemplatesPlugin } from './minify-templates.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -27,13 +31,18 @@ await build({
     minify: false,
     sourcemap: true,
     lib: { entry: 'src/index.ts', formats: ['es'], fileName: () => 'index.js' },
-    rolldownOptions: { external: [/^lit($|\/)/, /^marked$/, /^@aalis\/protocol/] },
+    rolldownOptions: {
+      external: [/^lit($|\/)/, /^marked$/, /^@aalis\/protocol/],
+      // Named as its module, without a hash: the package is versioned, not the file.
+      output: { chunkFileNames: '[name].js' },
+    },
   },
 });
 
 // Not library mode: Vite leaves an 'es' library unminified, and this file is for browsers.
 await build({
   ...shared,
+  plugins: [minifyTemplatesPlugin()],
   build: {
     outDir: 'dist',
     emptyOutDir: false,
@@ -45,7 +54,8 @@ await build({
     rolldownOptions: {
       input: 'src/index.ts',
       preserveEntrySignatures: 'exports-only',
-      // marked is loaded lazily (src/markdown/lexer.ts): its own file, next to this one.
+      // marked (src/markdown/lexer.ts) and the challenge's provider (src/controllers/challenge.ts)
+      // are loaded lazily: each its own file, next to this one.
       output: {
         format: 'es',
         entryFileNames: 'aalis-chat.js',

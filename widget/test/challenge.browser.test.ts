@@ -33,6 +33,9 @@ const notice = (m: Mounted) => m.shadow.querySelector('.notice')!;
 const sends = (m: Mounted) => m.sockets.flatMap((s) => s.sent.filter((f) => f.type === 'send'));
 /** The scripts the page's head loads, by address. */
 const headScripts = () => [...document.head.querySelectorAll('script')].map((s) => s.src);
+/** Whether the widget's own part that draws a check (challenge-provider) was fetched. */
+const challengePartLoaded = () =>
+  performance.getEntriesByType('resource').some((e) => e.name.includes('/challenge-provider.'));
 const providerScripts = (base: string) =>
   [...document.head.querySelectorAll('script')].filter((s) => s.src.split('?')[0] === base);
 /** The check's button, as the provider drew it (in the element's light DOM), once drawn. */
@@ -111,6 +114,8 @@ describe('bot challenge', () => {
     expect(headScripts()).to.deep.equal(scripts);
     expect(m.shadow.querySelectorAll('.challenge').length).to.equal(0);
     expect(m.el.children.length).to.equal(0);
+    // Nor the widget's own part that draws one: it is fetched when a check is first shown.
+    expect(challengePartLoaded()).to.equal(false);
   });
 
   it('challenge_required: loads the script, shows the check, says its token in a hello, then sends again', async () => {
@@ -122,7 +127,10 @@ describe('bot challenge', () => {
     expect(textarea(m).value).to.equal('What is the capital of Peru?');
     expect(checkLine(m)).to.equal('A quick check first: your message is sent as soon as it passes.');
     expect(notice(m).textContent).to.equal('');
-    // The provider's script, from the address the server gave, async, asked to render explicitly.
+    // The provider's script, from the address the server gave, async, asked to render
+    // explicitly; added once the widget's part that draws the check has loaded.
+    await until(() => providerScripts(FAKE).length > 0);
+    expect(challengePartLoaded()).to.equal(true);
     const [script, ...more] = providerScripts(FAKE);
     expect(more).to.have.length(0);
     expect(script!.async).to.equal(true);

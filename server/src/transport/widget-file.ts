@@ -1,8 +1,9 @@
 /**
  * The widget's script-tag build, served at /aalis-chat.js so that a page on any origin
  * can load it with one script tag, and the parts it loads itself from next to it
- * (`WIDGET_PARTS`: marked, at /aalis-chat-marked.js). Read from disk when asked (and kept
- * while unchanged), so a rebuilt widget is served without a restart.
+ * (`WIDGET_PARTS`: marked, at /aalis-chat-marked.js; the bot challenge's provider code, at
+ * /aalis-chat-challenge-provider.js). Read from disk when asked (and kept while
+ * unchanged), so a rebuilt widget is served without a restart.
  */
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
@@ -34,8 +35,11 @@ export function defaultWidgetFile(): string | undefined {
   }
 }
 
-/** The files aalis-chat.js loads from its own directory when it starts. */
-export const WIDGET_PARTS = ['aalis-chat-marked.js'] as const;
+/**
+ * The files aalis-chat.js loads from its own directory: marked when it starts, the
+ * challenge's part when a server asks for a bot challenge.
+ */
+export const WIDGET_PARTS = ['aalis-chat-marked.js', 'aalis-chat-challenge-provider.js'] as const;
 
 export class WidgetFile {
   #cached: { mtimeMs: number; asset: WidgetAsset } | undefined;

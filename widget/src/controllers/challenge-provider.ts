@@ -3,6 +3,11 @@
  * server asks for a challenge: never before, and once per page whatever the number of
  * chats on it. Both providers have the same explicit-render API, `render(element, {
  * sitekey, callback, 'error-callback' })` on their global, and `remove(id)`.
+ *
+ * This module is a file of its own in the script-tag build (`aalis-chat-challenge-provider.js`),
+ * which challenge.ts imports when a challenge is first asked. It imports nothing but
+ * types: a part that imported from the main file would name it by its address, and a page
+ * that loaded `aalis-chat.js?v=2` would then load the whole widget a second time.
  */
 import type { Challenge } from '@aalis/protocol/client';
 
@@ -21,7 +26,7 @@ const providerApi = (provider: Challenge['provider']): ProviderApi | undefined =
 };
 
 /** The provider's API, its script loaded first when the page does not have it yet. */
-export function loadProvider({ provider, scriptUrl }: Challenge): Promise<ProviderApi> {
+function loadProvider({ provider, scriptUrl }: Challenge): Promise<ProviderApi> {
   // A page that draws the provider's widgets itself already has it: a second copy of the
   // script would be a second instance of the provider, which Turnstile warns about.
   const present = providerApi(provider);
@@ -72,7 +77,7 @@ function explicit(scriptUrl: string, onload: string): string {
 }
 
 /** Draws the provider's widget into `container`; returns what removes it. */
-export function drawProvider(
+function drawProvider(
   api: ProviderApi,
   container: HTMLElement,
   siteKey: string,
@@ -95,4 +100,42 @@ export function drawProvider(
     }
     container.remove();
   };
+}
+
+/** What the check's provider drew for one element: `draw` it afresh, `remove` it. */
+export class ProviderFrame {
+  /**
+   * Where the provider draws: a child of the element (light DOM), which its shadow root
+   * shows through a slot. Provider scripts are written for elements of the document.
+   */
+  readonly #slotted = Object.assign(document.createElement('div'), { slot: 'challenge' });
+  #remove: (() => void) | undefined;
+  /** Counts draws, so that a script that loads after the check went draws nothing. */
+  #draws = 0;
+
+  constructor(private readonly host: HTMLElement) {}
+
+  /** Draws the provider's widget, its script loaded first; `unavailable` when it cannot load. */
+  draw(challenge: Challenge, on: { token(token: string): void; error(): void; unavailable(): void }): void {
+    this.#remove?.();
+    this.#remove = undefined;
+    // A fresh element for each draw: a provider's widget is never drawn twice in one.
+    const container = document.createElement('div');
+    this.#slotted.replaceChildren(container);
+    this.host.append(this.#slotted);
+    const draw = ++this.#draws;
+    loadProvider(challenge).then(
+      (api) => {
+        if (draw === this.#draws) this.#remove = drawProvider(api, container, challenge.siteKey, on);
+      },
+      () => draw === this.#draws && on.unavailable(),
+    );
+  }
+
+  remove(): void {
+    this.#draws++;
+    this.#remove?.();
+    this.#remove = undefined;
+    this.#slotted.remove();
+  }
 }

@@ -1,15 +1,16 @@
 /**
  * The bot challenge an anonymous visitor may be asked to pass (PROTOCOL.md, section 2), as
- * a Lit ReactiveController. A `send` refused with `challenge_required` shows the
- * provider's widget (its script loaded then, and only then); the token it gives goes in a
- * new `hello` (`pass`), and the `ready` that answers it means the check passed: the widget
- * goes, and the refused message is sent again (`passed`). `challenge_failed` shows the
- * check again, saying the last try did not pass.
+ * a Lit ReactiveController. A `send` refused with `challenge_required` shows the check's
+ * line at once and loads what draws the provider's widget (`challenge-provider.ts`, its
+ * own file: almost no page is ever asked, so the script-tag file does not carry it); the
+ * token it gives goes in a new `hello` (`pass`), and the `ready` that answers it means the
+ * check passed: the widget goes, and the refused message is sent again (`passed`).
+ * `challenge_failed` shows the check again, saying the last try did not pass.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { ErrorCode, type Challenge, type ErrorFrame } from '@aalis/protocol/client';
 import type { ChallengeLine } from '../components/challenge/challenge.js';
-import { drawProvider, loadProvider } from './challenge-provider.js';
+import type { ProviderFrame } from './challenge-provider.js';
 
 export interface ChallengeCallbacks {
   /** The provider gave a token: say it in a hello. */
@@ -21,16 +22,13 @@ export interface ChallengeCallbacks {
 export class ChallengeGate implements ReactiveController {
   /** What the check's line says while it is shown; undefined when none is. */
   line: ChallengeLine | undefined;
-  /**
-   * Where the provider draws: a child of the element (light DOM), which its shadow root
-   * shows through a slot. Provider scripts are written for elements of the document.
-   */
-  readonly #slotted = Object.assign(document.createElement('div'), { slot: 'challenge' });
-  #remove: (() => void) | undefined;
+  /** What draws the provider's widget, once its file has loaded. */
+  #frame: ProviderFrame | undefined;
+  #loading: Promise<ProviderFrame> | undefined;
   /** A token went in a hello: the next `ready` says it passed. */
   #verifying = false;
-  /** Counts draws, so that a script that loads after the check went draws nothing. */
-  #draws = 0;
+  /** Counts shows and hides, so that a file that loads after the check went draws nothing. */
+  #shows = 0;
 
   constructor(
     private readonly host: ReactiveControllerHost & HTMLElement,
@@ -62,23 +60,26 @@ export class ChallengeGate implements ReactiveController {
   }
 
   #show(challenge: Challenge, line: ChallengeLine): void {
-    this.#remove?.();
-    this.#remove = undefined;
     this.#say(line);
-    // A fresh element for each draw: a provider's widget is never drawn twice in one.
-    const container = document.createElement('div');
-    this.#slotted.replaceChildren(container);
-    this.host.append(this.#slotted);
-    const draw = ++this.#draws;
-    loadProvider(challenge).then(
-      (api) => {
-        if (draw !== this.#draws) return;
-        this.#remove = drawProvider(api, container, challenge.siteKey, {
+    const shown = ++this.#shows;
+    // A relative import resolves against this module's own address (import.meta.url), so
+    // the part is fetched from beside the script, on whatever site the script was loaded.
+    this.#loading ??= import('./challenge-provider.js').then(
+      ({ ProviderFrame }) => (this.#frame = new ProviderFrame(this.host)),
+    );
+    this.#loading.then(
+      (frame) =>
+        shown === this.#shows &&
+        frame.draw(challenge, {
           token: (token) => this.#token(token),
           error: () => this.#say('failed'),
-        });
+          unavailable: () => this.#say('unavailable'),
+        }),
+      () => {
+        // Offline, or the file not served: the next challenge tries again.
+        this.#loading = undefined;
+        if (shown === this.#shows) this.#say('unavailable');
       },
-      () => draw === this.#draws && this.#say('unavailable'),
     );
   }
 
@@ -95,10 +96,8 @@ export class ChallengeGate implements ReactiveController {
   }
 
   #hide(): void {
-    this.#draws++;
-    this.#remove?.();
-    this.#remove = undefined;
-    this.#slotted.remove();
+    this.#shows++;
+    this.#frame?.remove();
     this.#verifying = false;
     this.#say(undefined);
   }
