@@ -321,6 +321,7 @@ export class Agent extends EventEmitter<AgentEvents> {
       (ran) => (ran.isError ? 'error' : 'ok'),
     );
     reporter.stop();
+    if (outcome.cancelled) turn.cancelled(call);
     // No arguments: they went out with `start`, and may be large.
     turn.tool({
       ...toolEvent(input.sessionId, call, 'end'),
@@ -353,6 +354,8 @@ class TurnRecorder {
   readonly #rounds: RoundRecord[] = [];
   /** How long each call of the last round took to write, by index (its card's time). */
   #writingMs = new Map<number, number>();
+  /** The calls the turn's stop cut off while they ran, by id: they may have completed. */
+  readonly #cancelled = new Set<string>();
   /** One id for the turn's answer: the message the model is shown each round is the one stored. */
   readonly id = `msg_${randomUUID()}`;
   /** The turn's spans, set by runTurn before anything is emitted. */
@@ -393,6 +396,14 @@ class TurnRecorder {
     this.emit('tool:execute', event);
   }
 
+  /**
+   * A call the turn's stop cut off while it ran: its tabs saw it end `aborted`, but it
+   * may have done its work, so it is kept as `unknown` (no result), never as failed.
+   */
+  cancelled(call: ToolCall): void {
+    this.#cancelled.add(call.id);
+  }
+
   /** `writingMs` for a call's first `tool_execute`, when its card was seen. */
   writing(call: ToolCall): { writingMs?: number } {
     const ms = this.#writingMs.get(call.index);
@@ -408,7 +419,11 @@ class TurnRecorder {
     const message: StoredMessage = {
       id: this.id,
       role: 'assistant',
-      parts: [...turn.parts],
+      parts: turn.parts.map((part) => {
+        if (part.type !== 'tool_call' || !this.#cancelled.has(part.callId)) return part;
+        const { result: _result, ...cutOff } = part;
+        return { ...cutOff, status: 'unknown' as const };
+      }),
       createdAt,
       status,
     };

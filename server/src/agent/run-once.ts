@@ -20,8 +20,9 @@ export const NOT_RECORDED =
   'This tool call could not be recorded, so it was not run (tools run at most once).';
 
 /**
- * Runs `execute` only when the log records the call as starting. A failure to record
- * its end is reported (by id) and changes nothing for the turn: the call did run.
+ * Runs `execute` only when the log records the call as starting, and records its end
+ * unless the turn's stop cut it off. A failure to record its end is reported (by id) and
+ * changes nothing for the turn: the call did run.
  */
 export async function runOnce(
   log: ToolExecutionLog | undefined,
@@ -37,6 +38,9 @@ export async function runOnce(
     return { result: NOT_RECORDED, isError: true };
   }
   const outcome = await execute();
+  // A call the turn's stop cut off stays recorded as started and never ended: it may
+  // have completed, and is never run again.
+  if (outcome.cancelled) return outcome;
   try {
     await log.ended(call.id, outcome.isError ? 'error' : 'done');
   } catch (error) {

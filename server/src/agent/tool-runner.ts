@@ -24,6 +24,12 @@ export interface ParsedCall {
 export interface ToolOutcome {
   result: unknown;
   isError: boolean;
+  /**
+   * The turn was stopped (a visitor's Stop, a shutdown) while the tool ran, and it was
+   * cut off: what it did before is not known, so it may have completed (status `unknown`).
+   * Not set for a tool that failed, timed out or ended on its own first.
+   */
+  cancelled?: true;
 }
 
 export function parseCall(call: ToolCall, tools: ToolRegistry): ParsedCall {
@@ -81,7 +87,7 @@ export async function runTool(
     ]);
     return { result: result === undefined ? null : result, isError: false };
   } catch (error) {
-    if (turnSignal.aborted) return { result: 'aborted', isError: true };
+    if (turnSignal.aborted) return { result: 'aborted', isError: true, cancelled: true };
     if (timeout.aborted) return { result: `timed out after ${formatSeconds(timeoutMs)}`, isError: true };
     if (error instanceof ToolError) return { result: error.message, isError: true };
     // Anything else may say where the tool's database or service lives: the visitor
