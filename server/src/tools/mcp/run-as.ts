@@ -7,6 +7,7 @@
  * The SDK's transport spawns without passing `uid`/`gid` through, so the command is started
  * through util-linux's `setpriv`, which switches user and group and then execs it: the
  * process keeps its pid, and the SDK's stdin, signals and exit code reach the server itself.
+ * It also gets SIGTERM when the server dies (`--pdeathsig`), so that it is never left behind.
  */
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants, readFileSync } from 'node:fs';
@@ -88,9 +89,13 @@ export function launchAs(
   if (!runAs || !needsSwitch(runAs)) return { command, args: [...args] };
   // Root's supplementary groups (0 among them) must not come along: the user's own, or none.
   const groups = runAs.account ? '--init-groups' : '--clear-groups';
+  // Stopped with the server even when the server dies without closing it (a crash,
+  // SIGKILL): it may ignore its stdin's end. setpriv sets the signal after it switches
+  // user, as it must: the kernel clears one set before a change of user.
+  const deathSignal = setprivKnowsDeathSignal() ? ['--pdeathsig=SIGTERM'] : [];
   return {
     command: setpriv()!,
-    args: [`--reuid=${runAs.uid}`, `--regid=${runAs.gid}`, groups, '--', command, ...args],
+    args: [`--reuid=${runAs.uid}`, `--regid=${runAs.gid}`, groups, ...deathSignal, '--', command, ...args],
   };
 }
 
@@ -138,6 +143,24 @@ function setpriv(): string | undefined {
     setprivPath = dirs.map((dir) => join(dir, 'setpriv')).find(isExecutable) ?? null;
   }
   return setprivPath ?? undefined;
+}
+
+let deathSignalKnown: boolean | undefined;
+
+/** Whether this setpriv has --pdeathsig (util-linux 2.33 and later; older ones refuse it). */
+function setprivKnowsDeathSignal(): boolean {
+  if (deathSignalKnown === undefined) {
+    try {
+      const help = execFileSync(setpriv()!, ['--help'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      deathSignalKnown = help.includes('--pdeathsig');
+    } catch {
+      deathSignalKnown = false;
+    }
+  }
+  return deathSignalKnown;
 }
 
 function isExecutable(file: string): boolean {
