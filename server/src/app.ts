@@ -31,13 +31,22 @@ import { aalisChat, type AalisChatOptions } from './adapters/fastify-plugin.js';
 import { DemoProvider } from './providers/demo/index.js';
 import { registerChatPage } from './transport/chat-page.js';
 import { challengeOrigins } from './identity/challenge-config.js';
-import { HEALTH_PATH } from './transport/http-routes.js';
+import { PROBE_PATHS } from './transport/http-routes.js';
 import { READ_METHODS, setBaseSecurityHeaders } from './transport/security-headers.js';
 
 export interface AalisServer {
   app: FastifyInstance;
   provider: ProviderChoice;
   store: HistoryStore;
+  /**
+   * A rolling deploy's SIGTERM, before `close()`: readiness fails and new sockets and
+   * turns are refused at once, running turns finish for up to `drainMs` (the rest are
+   * then stopped), and with Redis every tab is sent at once to another instance (1012).
+   * Resolves once no turn runs here; with `drainMs` 0, at once (`close()` stops them).
+   */
+  drain(): Promise<void>;
+  /** Ends a drain at once: the turns still running are stopped now (a second SIGTERM). */
+  endDrain(): void;
   /** Graceful: running turns are told and stored, sockets closed with 1001. */
   close(): Promise<void>;
   /** Whether /aalis-chat.js has a file to serve (the widget's build). */
@@ -74,7 +83,7 @@ export async function createAalisServer(
   const refuseUnknownHost = hostGuardOnce(sharedHostCheck(publicHosts));
   app.addHook('onRequest', async (request, reply) => {
     setBaseSecurityHeaders(reply);
-    if (request.routeOptions.url === HEALTH_PATH) return;
+    if (request.routeOptions.url && PROBE_PATHS.includes(request.routeOptions.url)) return;
     await refuseUnknownHost(request, reply);
   });
   // Unreachable at start is a configuration mistake: one line, exit 2 (the CLI).
@@ -146,6 +155,7 @@ export async function createAalisServer(
     ...extra,
     sessions: {
       maxToolArgumentChars: config.maxToolArgumentChars,
+      drainMs: config.drainMs,
       greeting: greetingOf(config, provider),
       ...extra.sessions,
     },
@@ -160,6 +170,8 @@ export async function createAalisServer(
     app,
     provider,
     store,
+    drain: () => (config.drainMs > 0 ? app.aalis.chat.drain() : Promise.resolve()),
+    endDrain: () => app.aalis.chat.endDrain(),
     close: () => app.close(),
     widgetBuilt: () => app.aalis.widget.exists(),
   };

@@ -5,7 +5,9 @@
  * (`NAME_FILE`). `--check` validates and describes the configuration, then exits. Bad
  * configuration prints one line and exits 2.
  */
+import { formatSeconds } from './util/format-seconds.js';
 import { maskUrl } from './util/secrets.js';
+import type { AalisServer } from './app.js';
 import { ConfigError, loadServerConfig, type LoadedConfig } from './config/server-config.js';
 import { CONFIG_SCHEMA_FILE } from './config/file-schema.js';
 import { environmentHelp } from './config/environment-help.js';
@@ -38,9 +40,15 @@ The file also sets what only it can: ${SETTINGS.filter((s) => s.key && !s.variab
   .join(', ')}
 (see the server's README, "Configuration file").
 
-Serves GET /ws (the protocol), GET /healthz, GET /healthz/details (loopback or
-AALIS_METRICS_TOKEN), GET /aalis-chat.js (the widget) and GET /origin-check, only to
-the host names in AALIS_PUBLIC_HOSTS and loopback names.`;
+Serves GET /ws (the protocol), GET /healthz (liveness), GET /healthz/ready (readiness:
+503 while draining), GET /healthz/details (loopback or AALIS_METRICS_TOKEN),
+GET /aalis-chat.js (the widget) and GET /origin-check, only to the host names in
+AALIS_PUBLIC_HOSTS and loopback names (the two health probes to any).
+
+SIGTERM or SIGINT drains: readiness fails at once, new connections and turns are
+refused, running turns finish for up to AALIS_DRAIN_MS, then the server exits; with
+AALIS_REDIS_URL its tabs move to another instance at once (close code 1012). A second
+signal stops the running turns at once.`;
 
 interface Arguments {
   help: boolean;
@@ -126,19 +134,47 @@ export async function main(argv: string[], env: Record<string, string | undefine
     await server?.close();
     return 2;
   }
-  const stop = async (signal: string) => {
-    console.log(`aalis-server: ${signal}, shutting down`);
-    await server.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  handleSignals(server, config.drainMs);
   if (!(await server.widgetBuilt())) {
     console.log(
       'aalis-server: the widget is not built, so /aalis-chat.js answers 404: run `npm run build -w @aalis/widget`',
     );
   }
   return -1;
+}
+
+/**
+ * SIGTERM or SIGINT drains, then closes and exits 0: the load balancer sees readiness
+ * fail at once and sends no one new, running turns finish (up to `drainMs`), and the MCP
+ * servers' processes are stopped with the server. A second signal ends the drain at once;
+ * a third exits without waiting for anything (what is left then is a stuck close).
+ */
+function handleSignals(server: AalisServer, drainMs: number): void {
+  let signals = 0;
+  const stop = async (signal: string) => {
+    if (drainMs > 0)
+      console.log(
+        `aalis-server: ${signal}, draining for up to ${formatSeconds(drainMs)}: new connections and turns refused, /healthz/ready 503, running turns finish (${signal} again stops them now)`,
+      );
+    else console.log(`aalis-server: ${signal}, shutting down`);
+    await server.drain();
+    await server.close();
+    process.exit(0);
+  };
+  const heard = (signal: string) => {
+    signals++;
+    if (signals === 1) {
+      stop(signal).catch((error: unknown) => {
+        console.error('aalis-server: shutting down failed:', error);
+        process.exit(1);
+      });
+    } else if (signals === 2) {
+      console.log(`aalis-server: ${signal} again, stopping the running turns now`);
+      server.endDrain();
+    } else process.exit(1);
+  };
+  process.on('SIGINT', () => heard('SIGINT'));
+  process.on('SIGTERM', () => heard('SIGTERM'));
 }
 
 /** The port really listened on: PORT=0 asks the system for a free one. */

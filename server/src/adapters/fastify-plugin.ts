@@ -15,7 +15,7 @@ import type { Agent } from '../agent/agent.js';
 import type { HistoryStore } from '../history/store.js';
 import type { SessionHub } from '../sessions/session-hub.js';
 import type { ChatEvents } from '../transport/chat-events.js';
-import type { SocketHandlers } from '../transport/chat-server.js';
+import type { ChatServer, SocketHandlers } from '../transport/chat-server.js';
 import { createChatServices, type ChatServicesOptions } from '../compose/chat-services.js';
 import { createChatEndpoint } from '../transport/chat-endpoint.js';
 import type { ChatEndpointOptions } from '../transport/endpoint-options.js';
@@ -50,8 +50,18 @@ export interface AalisChatOptions extends ChatServicesOptions, ChatEndpointOptio
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** `events`: what the server announces (transport/chat-events.ts), for the host to hear. */
-    aalis: { hub: SessionHub; agent: Agent; store: HistoryStore; widget: WidgetFile; events: ChatEvents };
+    /**
+     * `events`: what the server announces (transport/chat-events.ts), for the host to hear;
+     * `chat`: the socket server, whose `drain()` a host calls at SIGTERM before `close()`.
+     */
+    aalis: {
+      hub: SessionHub;
+      agent: Agent;
+      store: HistoryStore;
+      widget: WidgetFile;
+      events: ChatEvents;
+      chat: ChatServer;
+    };
   }
 }
 
@@ -67,19 +77,20 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
   const { store, agent, hub, mcp, metrics, events } = services;
   await services.recovered;
   const widget = new WidgetFile(options.widgetFile ?? defaultWidgetFile());
-  app.decorate('aalis', { hub, agent, store, widget, events });
   const { chat, admit, clientIpOf, addressKeyOf, allowedOrigins, maxFrameBytes } = createChatEndpoint(
     services,
     options,
     app.log,
   );
+  app.decorate('aalis', { hub, agent, store, widget, events, chat });
   // @fastify/websocket has one error handler for all sockets: it finds each one's here.
   const handlersOf = new WeakMap<WebSocket, SocketHandlers>();
   await app.register(websocket, {
     options: { maxPayload: maxFrameBytes },
     errorHandler: (error, socket, request) =>
       handleSocketError(error, socket, handlersOf.get(socket), request.log),
-    // Shutdown: tell running turns, let them store their answer, then close with 1001.
+    // Shutdown: tell running turns, let them store their answer, then close with 1001 (a
+    // drain, when one ran before, has done it already).
     preClose: async function closeGracefully() {
       await chat.closeAll();
       await new Promise<void>((resolve) => app.websocketServer.close(() => resolve()));
@@ -113,6 +124,7 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
     hooks,
     metricsToken: options.metricsToken,
     allowedOrigins,
+    readiness: () => (chat.draining ? { ready: false, reason: 'draining' } : { ready: true }),
     details: () => ({ ok: true, provider: options.provider.name, runningTurns: hub.runningTurns }),
     expose: () => metrics.expose(),
   });

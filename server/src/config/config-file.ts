@@ -65,6 +65,7 @@ export interface ConfigFileSettings {
   redisUrl?: string;
   databaseUrl?: string;
   turnLeaseMs?: number;
+  drainMs?: number;
   logLevel?: string;
   /** Whether GET / serves a page to chat on (`AALIS_PAGE`). */
   page?: boolean;

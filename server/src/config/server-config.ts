@@ -73,6 +73,8 @@ export interface ServerConfig {
   databaseUrl?: string;
   /** With Redis: how long a turn's owner that stopped renewing is waited for before another instance ends its turn. */
   turnLeaseMs: number;
+  /** On SIGTERM, how long running turns may finish before they are stopped (`AALIS_DRAIN_MS`; 0: at once). */
+  drainMs: number;
   logLevel: string;
   /** Whether GET / serves a page to chat on (`AALIS_PAGE`, the file's `page`). */
   page: boolean;
@@ -142,6 +144,7 @@ export function loadConfig(env: Env, file?: ConfigFile): ServerConfig {
   const adminToken = loadAdminToken(env, settings.adminToken, problems);
   const challenge = loadChallenge(env, settings.challenge, problems);
   const turnLeaseMs = problems.catch(() => wholeSetting(env, 'turnLeaseMs', settings.turnLeaseMs)) ?? 0;
+  const drainMs = problems.catch(() => drainSetting(env, settings.drainMs)) ?? 0;
   const redisUrl = problems.catch(() => serviceUrl(env, 'redisUrl', settings.redisUrl));
   // Each instance would otherwise make its own signing key in its own data folder, and a
   // visitor's key from one would be a stranger's on the next.
@@ -171,6 +174,7 @@ export function loadConfig(env: Env, file?: ConfigFile): ServerConfig {
         ? dataDirFrom(env.AALIS_DATA_DIR)
         : dataDirFrom(settings.dataDir, file!.dir),
     turnLeaseMs,
+    drainMs,
     ...(redisUrl ? { redisUrl } : {}),
     ...(databaseUrl ? { databaseUrl } : {}),
     logLevel,
@@ -223,4 +227,21 @@ export function loadServerConfig({ configPath, env }: { configPath?: string; env
     file,
     overridden: file ? overriddenByEnvironment(env, file) : [],
   };
+}
+
+/**
+ * The drain's length: its variable, else the file's, else the default. A whole number of
+ * ms from 0, where 0 is no drain (wholeSetting starts at 1, limitSetting calls 0 "no limit").
+ */
+function drainSetting(env: Env, fromFile: number | undefined): number {
+  const { variables, schema } = setting('drainMs');
+  const name = variables[0]!.name;
+  const max = schema.maximum as number;
+  const text = env[name]?.trim();
+  if (!text) return fromFile ?? (setting('drainMs').default as number);
+  if (!/^\d+$/.test(text) || Number(text) > max)
+    throw new ConfigError(
+      `${name} must be a whole number of ms from 0 (stop turns at once) to ${max}; it is "${text}"`,
+    );
+  return Number(text);
 }

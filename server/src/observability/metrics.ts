@@ -66,7 +66,7 @@ export class ServerMetrics {
     });
     this.#connectionsRefused = new Counter({
       name: 'aalis_connections_refused_total',
-      help: 'WebSocket upgrades refused before they opened, by reason (host, origin, ip_connections, ip_connections_per_minute).',
+      help: 'WebSocket upgrades refused before they opened, by reason (host, origin, draining, ip_connections, ip_connections_per_minute).',
       labelNames: ['reason'],
       registers,
     });

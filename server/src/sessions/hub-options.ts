@@ -21,6 +21,9 @@ import { KeptAnswers } from './answer-keeper.js';
 import type { SessionCoordination } from './coordination.js';
 import { LocalCoordination } from './local-coordination.js';
 
+/** How long a drain lets running turns finish: long enough for most answers, short of a deploy's patience. */
+export const DEFAULT_DRAIN_MS = 30_000;
+
 /** A connection as the hub sees it. */
 export interface Peer {
   readonly id: string;
@@ -93,6 +96,12 @@ export interface SessionHubOptions {
   /** How long shutdown waits for running turns to store their final message. */
   shutdownGraceMs?: number;
   /**
+   * How long a drain (a rolling deploy's SIGTERM: `shutdown`) lets the running turns
+   * finish, new ones refused meanwhile, before it stops those left (default 30 s; 0 stops
+   * them at once).
+   */
+  drainMs?: number;
+  /**
    * Answers the history could not store yet: where they are kept, how they are tried
    * again, and how long a turn stays open (`turn_status` `saving`) waiting for its own
    * (answer-keeper.ts). In memory, 2 minutes, by default.
@@ -162,6 +171,7 @@ export function hubSettings(options: SessionHubOptions): HubSettings {
     maxToolArgumentChars: DEFAULT_MAX_TOOL_ARGUMENT_CHARS,
     maxPageBytes: DEFAULT_MAX_PAGE_BYTES,
     shutdownGraceMs: 5_000,
+    drainMs: DEFAULT_DRAIN_MS,
     greeting: {},
     onTurnEnded: () => {},
     onTurnStarted: () => {},

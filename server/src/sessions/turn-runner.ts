@@ -24,6 +24,12 @@ type Refuse = (code: string, message: string, errorId?: string, more?: object) =
 
 export class TurnRunner {
   #shuttingDown = false;
+  /** Set once the drain is over: a turn claimed from now on is stopped as it begins. */
+  #stopping = false;
+  /** The one shutdown (a second call only hurries it). */
+  #shutdown: Promise<void> | undefined;
+  /** Ends the drain at once (a second SIGTERM). */
+  #endDrain: () => void = () => {};
 
   constructor(
     private readonly settings: HubSettings,
@@ -185,7 +191,7 @@ export class TurnRunner {
       address: peer.address,
     });
     session.turn = turn;
-    if (this.#shuttingDown) turn.stopForShutdown();
+    if (this.#stopping) turn.stopForShutdown();
     await this.#spend(() => this.settings.budgets.turnAccepted(peer.visitor, peer.address));
     this.broadcast.toSession(sessionId, {
       type: 'user_message',
@@ -232,14 +238,41 @@ export class TurnRunner {
   }
 
   /**
-   * Stops taking turns, stops the running ones (their clients get `shutting_down`), and
-   * waits a while for their final messages to be stored.
+   * Stops taking turns at once (`shutting_down`), lets the running ones finish for up to
+   * `drainMs`, then stops those left (their clients get `shutting_down`) and waits a while
+   * for their final messages to be stored. Called again while it drains, it ends the
+   * drain at once: a second SIGTERM means now.
    */
-  async shutdown(): Promise<void> {
+  shutdown(): Promise<void> {
+    if (this.#shutdown) {
+      this.#endDrain();
+      return this.#shutdown;
+    }
     this.#shuttingDown = true;
+    const cut = new Promise<void>((resolve) => (this.#endDrain = resolve));
+    this.#shutdown = this.#drainThenStop(cut);
+    return this.#shutdown;
+  }
+
+  async #drainThenStop(cut: Promise<void>): Promise<void> {
+    const { drainMs, shutdownGraceMs } = this.settings;
+    if (drainMs > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const over = Promise.race([
+        cut,
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs))),
+      ]);
+      // Again after each wait: a turn being claimed as the drain began runs too, and is waited for.
+      for (let running = this.registry.turns(); running.length > 0; running = this.registry.turns()) {
+        const ended = Promise.all(running.map((turn) => turn.finished)).then(() => true);
+        if (!(await Promise.race([ended, over.then(() => false)]))) break;
+      }
+      clearTimeout(timer);
+    }
+    this.#stopping = true;
     const running = this.registry.turns();
     for (const turn of running) turn.stopForShutdown();
-    const grace = new Promise<void>((resolve) => setTimeout(resolve, this.settings.shutdownGraceMs).unref());
+    const grace = new Promise<void>((resolve) => setTimeout(resolve, shutdownGraceMs).unref());
     await Promise.race([Promise.all(running.map((t) => t.finished)), grace]);
   }
 

@@ -32,13 +32,24 @@ export interface AdmissionOptions {
   allowedOrigins: readonly string[];
   ipSide: IpSide;
   events: ChatEvents;
+  /** Whether the server is draining (chat-server.ts): then every upgrade is refused with 503. */
+  draining?: () => boolean;
 }
+
+/** How soon a client refused by a draining server may try again, in seconds (`Retry-After`). */
+export const DRAINING_RETRY_AFTER_S = 2;
 
 export type Admit = (request: UpgradeRequest, log: Logger) => Promise<Admission>;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-export function createAdmission({ publicHosts, allowedOrigins, ipSide, events }: AdmissionOptions): Admit {
+export function createAdmission({
+  publicHosts,
+  allowedOrigins,
+  ipSide,
+  events,
+  draining = () => false,
+}: AdmissionOptions): Admit {
   const hostServed = createHostCheck(publicHosts);
   let proxyWarned = false;
   const refuse = (
@@ -65,6 +76,13 @@ export function createAdmission({ publicHosts, allowedOrigins, ipSide, events }:
       log.info({ origin }, 'websocket refused: origin not allowed');
       const body = JSON.stringify({ error: 'origin not allowed' });
       return refuse('origin', { status: 403, contentType: JSON_TYPE, body });
+    }
+    // Before the per-IP limits, which would count a socket that never opens. A 503 lets a
+    // load balancer try another instance (nginx: proxy_next_upstream http_503).
+    if (draining()) {
+      const body = JSON.stringify({ error: 'the server is restarting: reconnect in a moment' });
+      const headers = { 'retry-after': String(DRAINING_RETRY_AFTER_S) };
+      return refuse('draining', { status: 503, contentType: JSON_TYPE, body, headers });
     }
     // Once per upgrade: the socket's peer, or X-Forwarded-For from a trusted proxy.
     const forwardedFor = request.headers['x-forwarded-for'];

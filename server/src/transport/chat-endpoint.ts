@@ -47,17 +47,24 @@ export function createChatEndpoint(
   const ipSide = ipSideOf(options);
   const allowedOrigins = options.allowedOrigins ?? [];
   const { hub, events, counters } = services;
+  const chat = createChatServer({
+    hub,
+    events,
+    connection: connectionOptionsOf(options, ipSide, counters),
+    logger,
+    addressKeyOf: ipSide.keyOf,
+    ...(ipSide.limits ? { openSockets: ipSide.limits } : {}),
+    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+  });
   return {
-    chat: createChatServer({
-      hub,
+    chat,
+    admit: createAdmission({
+      publicHosts: options.publicHosts ?? [],
+      allowedOrigins,
+      ipSide,
       events,
-      connection: connectionOptionsOf(options, ipSide, counters),
-      logger,
-      addressKeyOf: ipSide.keyOf,
-      ...(ipSide.limits ? { openSockets: ipSide.limits } : {}),
-      ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+      draining: () => chat.draining,
     }),
-    admit: createAdmission({ publicHosts: options.publicHosts ?? [], allowedOrigins, ipSide, events }),
     clientIpOf: ipSide.clientIpOf,
     addressKeyOf: ipSide.keyOf,
     allowedOrigins,

@@ -13,8 +13,11 @@ import { reportingErrors, type ErrorListener } from '../util/log-error.js';
 import type { Logger } from '../util/logger.js';
 import type { IpRefusal } from './ip-limits.js';
 
-/** Why an upgrade was refused before a socket opened: its Host, its Origin, or a per-IP limit. */
-export type AdmissionRefusal = 'host' | 'origin' | IpRefusal['limit'];
+/**
+ * Why an upgrade was refused before a socket opened: its Host, its Origin, the server
+ * draining (a deploy: the client is to try another instance), or a per-IP limit.
+ */
+export type AdmissionRefusal = 'host' | 'origin' | 'draining' | IpRefusal['limit'];
 
 export interface ChatEventMap {
   /** A socket passed admission and was handed to the core. */

@@ -3,7 +3,7 @@
  * (after the adapter has done its Host and Origin checks) and answers with the handlers
  * the adapter calls on that socket's events. It owns what is the same whatever carries
  * the sockets: the live connections, the heartbeat that terminates dead ones, the close
- * code of frames the socket library refused, and the graceful close at shutdown. Each
+ * code of frames the socket library refused, and the drain or graceful close at shutdown. Each
  * connection's protocol rules are ClientConnection's. What happens is announced on
  * `events` (chat-events.ts): connections opened and closed, frames dropped, error frames.
  *
@@ -80,7 +80,23 @@ export interface ChatServer {
   readonly events: ChatEvents;
   /** Connections open now. */
   readonly connections: number;
-  /** Shutdown: running turns are told and store their answer, then every socket closes with 1001. */
+  /**
+   * A drain (a rolling deploy's SIGTERM): from now on upgrades are refused (`draining`),
+   * as are new turns; when other instances serve the sessions, every socket closes at
+   * once with 1012 (its tab resumes elsewhere, where the turn goes on streaming), else
+   * sockets stay open to see their answers end. Running turns finish for up to the hub's
+   * `drainMs`, those left are stopped (`shutting_down`), then the sockets left close with
+   * 1001. Resolves then; called again, it returns the same drain.
+   */
+  drain(): Promise<void>;
+  /** Ends a drain at once: the turns still running are stopped now (a second SIGTERM). */
+  endDrain(): void;
+  /** Whether the server is draining or closing: it takes no new socket nor turn. */
+  readonly draining: boolean;
+  /**
+   * Shutdown without a drain: running turns are told and store their answer, then every
+   * socket closes with 1001. During a drain, it ends the drain at once.
+   */
   closeAll(): Promise<void>;
   /** Stops the heartbeat; sockets opened from now on are closed at once. */
   dispose(): void;
@@ -90,6 +106,13 @@ export const DEFAULT_HEARTBEAT_MS = 30_000;
 
 /** The reason of the 1001 at shutdown: the client is to come back, and resumes its session. */
 export const RESTART_REASON = 'server restarting: reconnect';
+
+/**
+ * The close code of a draining instance whose sessions other instances serve (PROTOCOL.md
+ * section 2, "Service Restart" in RFC 6455's registry): reconnect, to another instance, and resume.
+ */
+export const DRAINING_CLOSE_CODE = 1012;
+export const DRAINING_REASON = 'server draining: reconnect to another instance';
 
 interface LiveConnection {
   connection: ClientConnection;
@@ -107,6 +130,29 @@ export function createChatServer(options: ChatServerOptions): ChatServer {
   const live = new Map<ChatSocket, LiveConnection>();
   const keyOf = options.addressKeyOf ?? ((ip: string) => ip);
   let accepting = true;
+  /** The one drain or shutdown, once begun. */
+  let stopped: Promise<void> | undefined;
+  /** Whether tabs go on elsewhere, decided when the drain begins. */
+  let elsewhere = false;
+  /** How the sockets of this drain close: to another instance, or to this one once it is back. */
+  const goAway = (socket: ChatSocket) =>
+    elsewhere
+      ? socket.close(DRAINING_CLOSE_CODE, DRAINING_REASON)
+      : socket.close(CloseCode.GoingAway, RESTART_REASON);
+
+  /**
+   * Stops taking sockets and turns; with `reconnectElsewhere`, every socket closes at once
+   * (1012). The hub's shutdown drains, then the sockets left close with 1001.
+   */
+  const stop = (reconnectElsewhere: boolean): Promise<void> =>
+    (stopped ??= (async () => {
+      accepting = false;
+      elsewhere = reconnectElsewhere;
+      if (elsewhere) for (const socket of live.keys()) goAway(socket);
+      await options.hub.shutdown();
+      // After the shutdown, so the frames that end each running turn go out first.
+      for (const socket of live.keys()) socket.close(CloseCode.GoingAway, RESTART_REASON);
+    })());
 
   const heartbeat = setInterval(() => {
     for (const [socket, tracked] of live) {
@@ -126,7 +172,7 @@ export function createChatServer(options: ChatServerOptions): ChatServer {
     opened(socket, extra = {}) {
       // A socket that slipped in while the server stops would never be closed.
       if (!accepting) {
-        socket.close(CloseCode.GoingAway, RESTART_REASON);
+        goAway(socket);
         return ignoring;
       }
       const log = extra.logger ?? options.logger;
@@ -169,11 +215,23 @@ export function createChatServer(options: ChatServerOptions): ChatServer {
       return live.size;
     },
 
+    drain: () => stop(options.hub.clustered),
+
+    endDrain() {
+      // The hub's shutdown called again stops the running turns at once; a failure of it
+      // is the drain's own, which its caller hears.
+      if (stopped) options.hub.shutdown().catch(() => {});
+    },
+
+    get draining() {
+      return !accepting;
+    },
+
     async closeAll() {
-      accepting = false;
-      await options.hub.shutdown();
-      // After the shutdown, so the frames that end each running turn go out first.
-      for (const socket of live.keys()) socket.close(CloseCode.GoingAway, RESTART_REASON);
+      const done = stop(false);
+      // No drain: the running turns are stopped now (a failure is the one `done` rejects with).
+      options.hub.shutdown().catch(() => {});
+      await done;
     },
 
     dispose() {

@@ -1,9 +1,9 @@
 /**
- * The plugin's HTTP routes besides the socket (Fastify): `GET /healthz` (public), `GET
- * /healthz/details` and `GET /metrics` behind the metrics guard, `GET /origin-check`, and
- * the widget's file with the parts it loads. Each answers OPTIONS too. Every one of them
- * refuses a `Host` the server does not answer to, and carries the security headers
- * (host-guard.ts, security-headers.ts).
+ * The plugin's HTTP routes besides the socket (Fastify): `GET /healthz` and `GET
+ * /healthz/ready` (public), `GET /healthz/details` and `GET /metrics` behind the metrics
+ * guard, `GET /origin-check`, and the widget's file with the parts it loads. Each answers
+ * OPTIONS too. Every one of them refuses a `Host` the server does not answer to (the
+ * probes excepted), and carries the security headers (host-guard.ts, security-headers.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { hostGuardOnce, sharedHostCheck } from './host-guard-once.js';
@@ -17,8 +17,18 @@ import {
 } from './security-headers.js';
 import { WIDGET_PARTS, chooseEncoding, type WidgetFile } from './widget-file.js';
 
-/** Public health: `{ ok: true }` under any Host. */
+/** Public health, the liveness check: `{ ok: true }` under any Host. */
 export const HEALTH_PATH = '/healthz';
+/**
+ * Public readiness, for a load balancer: `{ ready: true }`, or 503 `{ ready: false,
+ * reason: 'draining' }` from the moment a drain begins, under any Host.
+ */
+export const READY_PATH = '/healthz/ready';
+/** The paths a prober asks by IP address: answered under any Host. */
+export const PROBE_PATHS: readonly string[] = [HEALTH_PATH, READY_PATH];
+
+/** Whether the server takes new sockets and turns, and why not. */
+export type Readiness = { ready: true } | { ready: false; reason: string };
 /** Prometheus metrics, for the operator (metrics guard). */
 export const METRICS_PATH = '/metrics';
 
@@ -55,6 +65,8 @@ export interface StatusRoutesOptions {
   hooks: RouteHooks;
   metricsToken: string | undefined;
   allowedOrigins: readonly string[];
+  /** What `/healthz/ready` says. */
+  readiness(): Readiness;
   /** What `/healthz/details` says. */
   details(): object;
   /** The Prometheus text exposition (observability/metrics.ts). */
@@ -73,6 +85,16 @@ export function registerStatusRoutes(app: FastifyInstance, options: StatusRoutes
     return { ok: true };
   });
   answerOptions(app, HEALTH_PATH, READ_METHODS, [withHeaders]);
+  // Readiness apart from liveness: a draining server is alive (its turns are finishing)
+  // and must not be restarted, only sent no one new.
+  app.get(READY_PATH, { onRequest: withHeaders }, async (_request, reply) => {
+    const readiness = options.readiness();
+    return reply
+      .header('cache-control', 'no-store')
+      .code(readiness.ready ? 200 : 503)
+      .send(readiness);
+  });
+  answerOptions(app, READY_PATH, READ_METHODS, [withHeaders]);
   app.get('/healthz/details', { onRequest: operator }, async (_request, reply) => {
     void reply.header('cache-control', 'no-store');
     return options.details();

@@ -1,6 +1,7 @@
 /**
- * SIGTERM to the real `aalis-server` in the middle of an answer, then a start on the same
- * data directory. What must hold: the stored answer says the server stopped it (not the
+ * SIGTERM to the real `aalis-server` in the middle of an answer, without a drain
+ * (`AALIS_DRAIN_MS=0`: drain.test.ts has the default), then a start on the same data
+ * directory. What must hold: the stored answer says the server stopped it (not the
  * visitor's Stop), and a reloaded page shows so.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -28,12 +29,13 @@ async function start(): Promise<string> {
     AALIS_DATA_DIR: dataDir!,
     OPENAI_API_KEY: 'sk-test',
     OPENAI_BASE_URL: `${upstream!.url}/v1`,
+    AALIS_DRAIN_MS: '0',
   });
   child = cli.child;
   return `${cli.base.replace('http', 'ws')}/ws`;
 }
 
-test('a turn stopped by SIGTERM is stored as stopped by the server, and a restart shows it', async () => {
+test('without a drain, a turn stopped by SIGTERM is stored as stopped by the server, and a restart shows it', async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'aalis-sigterm-'));
   upstream = await startFakeUpstream([
     { body: fixture('openai-long-tool-call.sse'), pieces: 600, delayMs: 5 },

@@ -3,6 +3,7 @@
  * file's top-level settings that a variable also makes.
  */
 import { DEFAULT_MAX_TOOL_ARGUMENT_CHARS } from '../../agent/limits.js';
+import { DEFAULT_DRAIN_MS } from '../../sessions/hub-options.js';
 import { variable, type Setting } from './setting.js';
 
 /** The history's directory when none is named: durable by default, next to where the server runs. */
@@ -131,6 +132,20 @@ export const STORAGE_SETTINGS: Setting[] = [
     description:
       'with redisUrl, how long the running turn of an instance that stopped renewing its lease is waited for before another instance ends it as interrupted.',
     default: 10_000,
+    unit: 'ms',
+  },
+  {
+    key: 'drainMs',
+    variables: [
+      variable(
+        'AALIS_DRAIN_MS',
+        'on SIGTERM, how long running turns may finish before they are stopped (0: stop them at once)',
+      ),
+    ],
+    schema: { type: 'integer', minimum: 0, maximum: 3_600_000 },
+    description:
+      'on SIGTERM or SIGINT, how long running turns may finish while the server refuses new connections and turns and GET /healthz/ready says 503; the rest are then stopped (shutting_down). 0 stops them at once.',
+    default: DEFAULT_DRAIN_MS,
     unit: 'ms',
   },
   {
