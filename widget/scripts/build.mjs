@@ -1,7 +1,7 @@
 // Builds the widget twice (npm run build -w @aalis/widget):
 // - dist/index.js: an ES module for bundlers, with lit, marked and the protocol as dependencies,
-//   and dist/challenge-provider.js, which it imports only when a bot challenge is asked (a
-//   bundler splits it off in turn);
+//   and the modules it imports lazily (a bundler splits them off in turn): dist/marked.js when
+//   it starts, dist/challenge-provider.js when a bot challenge is asked;
 // - dist/aalis-chat.js: one minified file for a script tag, and the parts it loads from next
 //   to itself: aalis-chat-marked.js when it starts (markdown shows as plain text until then),
 //   aalis-chat-challenge-provider.js when a bot challenge is asked.

@@ -21,6 +21,7 @@ import { Launcher } from './controllers/launcher.js';
 import { MessageActions } from './controllers/message-actions.js';
 import { RenderPacing } from './controllers/render-pacing.js';
 import { StickToBottom } from './controllers/stick-to-bottom.js';
+import { StopRequest } from './controllers/stop-request.js';
 import { Transcript } from './controllers/transcript.js';
 import { AalisPanelEvent } from './shared/events.js';
 import { defaultLocale, stringsFor, type Strings } from './i18n/strings.js';
@@ -86,7 +87,7 @@ import { loadLexer } from './markdown/lexer.js';
  * @csspart attachment - One attached image: its thumbnail, upload state and remove button.
  * @csspart message-images - The images a question was sent with.
  * @csspart message-image - One of them.
- * @csspart stop-button - The stop button shown while a turn runs.
+ * @csspart stop-button - The stop button shown while a turn runs; `data-state="stopping"` (and "Stopping…") once pressed, until the turn ends.
  * @csspart jump-button - "Jump to latest", shown when the reader scrolled up.
  *
  * @cssprop --aalis-color-background - Background of the widget.
@@ -166,9 +167,13 @@ export class AalisChat extends LitElement {
   // The concerns, one controller each; the element wires them together and renders.
   readonly #connection = new ChatConnection(
     this,
-    (frame) => this.#conversation.receive(frame),
+    (frame) => {
+      this.#conversation.receive(frame);
+      this.#stop.receive(frame);
+    },
     () => loadLexer(),
   );
+  readonly #stop = new StopRequest(this, (frame) => this.#connection.send(frame));
   readonly #scroll = new StickToBottom(this, () => this.renderRoot.querySelector<HTMLElement>('.transcript'));
   // Not `#`: `requestUpdate` reads it from Lit's constructor, before the fields exist.
   private readonly pacing = new RenderPacing(this);
@@ -292,9 +297,12 @@ export class AalisChat extends LitElement {
     else this.open();
   }
 
-  /** Stops the running turn. */
+  /**
+   * Stops the running turn. Sent again after a reconnect that finds the turn still running
+   * (its instance may have died with the first one unread), until the turn ends.
+   */
   abort(): void {
-    this.#connection.send({ type: 'abort' });
+    this.#stop.press(this.view);
   }
 
   /** Forgets this session and starts a new, empty one. */
@@ -393,6 +401,7 @@ export class AalisChat extends LitElement {
           strings,
           draft: composer.draft,
           running: this.view.turn !== null,
+          stopping: this.#stop.pending,
           notice: composer.notice,
           placeholder: this.placeholder || strings.composerPlaceholder,
           attach: attachments.offer

@@ -15,7 +15,8 @@ import { expect, test } from 'vitest';
 // connects (src/markdown/lexer.ts), which made room for the features of issue 17.
 // The bot challenge took it to 40,991 B; its provider code moved into a part loaded only
 // when a challenge is asked, and the build leaves the templates' indentation out
-// (scripts/minify-templates.mjs): 39,259 B.
+// (scripts/minify-templates.mjs): 39,259 B. A Stop kept until its turn ends (issue 32)
+// added 184 B, and marked's warm-up text moved into the markdown part: 39,262 B.
 const BUDGET = 40 * 1024;
 /** The file and the parts it loads, together: what a first visit downloads. */
 const TOTAL_BUDGET = 56 * 1024;

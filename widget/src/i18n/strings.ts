@@ -58,6 +58,8 @@ export interface Strings {
   composerPlaceholder: string;
   send: string;
   stop: string;
+  /** The stop button after Stop, until the turn has ended (a reconnect may have to say it again). */
+  stopping: string;
   jumpToLatest: string;
   reasoning: string;
   reasoningFor: (seconds: string) => string;
@@ -193,6 +195,7 @@ const en: Strings = {
   composerPlaceholder: 'Ask anything…',
   send: 'Send',
   stop: 'Stop',
+  stopping: 'Stopping…',
   jumpToLatest: 'Jump to latest',
   reasoning: 'Reasoning',
   reasoningFor: (s) => `Reasoned for ${s}s`,
@@ -321,6 +324,7 @@ const zhCN: Strings = {
   composerPlaceholder: '问点什么…',
   send: '发送',
   stop: '停止',
+  stopping: '正在停止…',
   jumpToLatest: '跳到最新',
   reasoning: '推理',
   reasoningFor: (s) => `推理了 ${s} 秒`,

@@ -62,6 +62,11 @@ export const composerStyles = css`
     opacity: 0.5;
     cursor: not-allowed;
   }
+  /* Pressing it again sends Stop again, which does no harm: it stays a button. */
+  .stop[data-state='stopping'] {
+    opacity: 0.7;
+    cursor: progress;
+  }
   .composer-info {
     display: flex;
     justify-content: space-between;

@@ -14,6 +14,8 @@ export interface ComposerState {
   draft: string;
   /** A turn is running: the button stops it instead of sending. */
   running: boolean;
+  /** Stop was pressed and the turn has not ended yet: the button says it is stopping. */
+  stopping: boolean;
   /** Why the last message could not be sent, or what was refused. */
   notice: string;
   placeholder: string;
@@ -43,8 +45,18 @@ export interface ComposerHandlers {
 const COUNTER_FROM = 0.8;
 
 export function renderComposer(state: ComposerState, on: ComposerHandlers): TemplateResult {
-  const { strings, draft, running, notice, placeholder, attach, attachments, hasAttachments, dragging } =
-    state;
+  const {
+    strings,
+    draft,
+    running,
+    stopping,
+    notice,
+    placeholder,
+    attach,
+    attachments,
+    hasAttachments,
+    dragging,
+  } = state;
   const length = draft.trim().length;
   const over = length > Limits.messageText;
   return html`<div
@@ -72,8 +84,14 @@ export function renderComposer(state: ComposerState, on: ComposerHandlers): Temp
       ></textarea>
       ${
         running
-          ? html`<button type="button" class="stop" part="stop-button" @click=${on.stop}>
-              ${stopIcon}<span>${strings.stop}</span>
+          ? html`<button
+              type="button"
+              class="stop"
+              part="stop-button"
+              data-state=${stopping ? 'stopping' : nothing}
+              @click=${on.stop}
+            >
+              ${stopIcon}<span>${stopping ? strings.stopping : strings.stop}</span>
             </button>`
           : html`<button
               type="button"
