@@ -8,9 +8,11 @@ import type { ServerFrame } from '@aalis/protocol';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { sessionKeys } from '../src/cluster/keys.js';
+import { RedisAnswerKeeper } from '../src/cluster/redis-answer-keeper.js';
 import { RedisSessionCluster } from '../src/cluster/redis-cluster.js';
 import { connectRedis } from '../src/cluster/redis-connections.js';
 import { MemoryHistoryStore } from '../src/history/memory-store.js';
+import type { AnswerKeeper } from '../src/sessions/answer-keeper.js';
 import { completionChunk, sse, textAnswer, usageChunk, type Reply } from './fake-upstream.js';
 import { startRedis, type RedisService } from './services/redis.js';
 import { startServer, type Harness } from './ws-harness.js';
@@ -35,12 +37,12 @@ afterAll(async () => {
   await redis.stop();
 });
 
-async function serverOn(store: MemoryHistoryStore, replies: Reply[]) {
+async function serverOn(store: MemoryHistoryStore, replies: Reply[], keeper?: AnswerKeeper) {
   const cluster = new RedisSessionCluster(await connectRedis(redis.url, silent), silent, {
     leaseMs: LEASE_MS,
   });
   clusters.push(cluster);
-  const server = await startServer({ replies, cluster, store });
+  const server = await startServer({ replies, cluster, store, ...(keeper ? { answers: { keeper } } : {}) });
   servers.push(server);
   return server;
 }
@@ -102,4 +104,64 @@ test('a turn whose instance died with no tab left is marked failed by the next l
     ['user', null, null],
     ['assistant', 'error', 'interrupted'],
   ]);
+}, 30_000);
+
+test('a new turn that finds the turn before never ended (its owner died unnoticed) ends it for its tabs first', async () => {
+  const store = new MemoryHistoryStore();
+  const server = await serverOn(store, [{ body: textAnswer('Fresh.') }]);
+  const tab = await server.connect();
+  const { sessionId } = await tab.hello();
+  // What a dead owner leaves when no instance noticed: its question stored and marked
+  // running, its claim's generation not ended, its lease run out.
+  await store.beginTurn(sessionId, { id: 'turn_dead', role: 'user', parts: [], createdAt: 1 }, 1);
+  await admin.set(sessionKeys('aalis:', sessionId).generation, 'dead-instance:turn_dead');
+  const from = tab.frames.length;
+  tab.send({ type: 'send', text: 'hello again' });
+  const end = await tab.turnEnd(from);
+  expect(end.message.status).toBe('error');
+  expect(end.message.error?.code).toBe('interrupted');
+  const next = await tab.turnEnd(tab.frames.indexOf(end) + 1);
+  expect(next.message.status).toBe('complete');
+  const order = tab.frames.slice(from).map((f) => f.type);
+  expect(order.indexOf('message')).toBeLessThan(order.indexOf('user_message'));
+  const history = (await store.page(sessionId, { limit: 10 })).messages;
+  expect(history.map((m) => [m.role, m.status ?? null])).toEqual([
+    ['user', null],
+    ['assistant', 'error'],
+    ['user', null],
+    ['assistant', 'complete'],
+  ]);
+}, 30_000);
+
+test("a dead owner's answer, kept while the history refused it, is what ends its turn: stored whole, sent to the tabs", async () => {
+  const store = new MemoryHistoryStore();
+  const keeper = new RedisAnswerKeeper(admin, silent);
+  const server = await serverOn(store, [{ body: textAnswer('Fresh.') }], keeper);
+  const tab = await server.connect();
+  const { sessionId } = await tab.hello();
+  // The owner finished its answer, could not store it (the history was down), kept it,
+  // and died: its turn is still marked running, its claim never ended.
+  await store.beginTurn(sessionId, { id: 'turn_kept', role: 'user', parts: [], createdAt: 1 }, 1);
+  const answer = {
+    id: 'msg_kept',
+    role: 'assistant' as const,
+    parts: [{ type: 'text' as const, text: 'Kept whole.' }],
+    createdAt: 2,
+    status: 'complete' as const,
+  };
+  await keeper.keep({ sessionId, turnId: 'turn_kept', message: answer, keptAt: 2 });
+  await admin.set(sessionKeys('aalis:', sessionId).generation, 'dead-instance:turn_kept');
+  const from = tab.frames.length;
+  tab.send({ type: 'send', text: 'are you there?' });
+  const end = await tab.turnEnd(from);
+  expect(end.message).toMatchObject({ id: 'msg_kept', status: 'complete', parts: answer.parts });
+  expect((await tab.turnEnd(tab.frames.indexOf(end) + 1)).message.status).toBe('complete');
+  const history = (await store.page(sessionId, { limit: 10 })).messages;
+  expect(history.map((m) => [m.role, m.status ?? null])).toEqual([
+    ['user', null],
+    ['assistant', 'complete'],
+    ['user', null],
+    ['assistant', 'complete'],
+  ]);
+  expect(await keeper.list(sessionId)).toEqual([]);
 }, 30_000);

@@ -101,3 +101,35 @@ test("a Stop recorded for a turn reaches the claim that ends it; the owner's sta
   expect(await ownerState(client, keys, GRACE_MS)).toEqual({ state: 'uncertain' });
   await expect.poll(() => ownerState(client, keys, GRACE_MS), { interval: 20 }).toEqual({ state: 'gone' });
 });
+
+test('a claim names the turn before when it never ended; an ended one, or a dead owner ended by another, is not named', async () => {
+  await client.flushall();
+  const take = (instance: string, token: string) =>
+    claimTurn(
+      client,
+      keys,
+      { instanceId: instance, generation: token, turnId: token.split(':')[1]! },
+      {
+        leaseMs: 5_000,
+        graceMs: GRACE_MS,
+        force: true,
+      },
+    );
+  expect(await take('A', 'A:turn-1')).toMatchObject({ busy: false, unended: undefined });
+  // A dies mid-turn: its lease runs out, and a new turn is claimed before anyone ended it.
+  await client.del(keys.lease);
+  expect(await take('B', 'B:turn-2')).toMatchObject({ busy: false, unended: 'turn-1' });
+  // B's turn ends as turns do (the last append): the next claim has nothing to end.
+  await appendFrames(client, keys, { instanceId: 'B', generation: 'B:turn-2', turnId: 'turn-2' }, [], {
+    maxFrames: 1_000,
+    snapshotTtlMs: 60_000,
+    end: true,
+    framesTtlMs: 60_000,
+  });
+  expect(await take('C', 'C:turn-3')).toMatchObject({ busy: false, unended: undefined });
+  // C dies; D's claim to end C's turn names it, and so would a new turn's if D died too.
+  await client.del(keys.lease);
+  expect(await take('D', 'D:orphan:turn-3')).toMatchObject({ unended: 'turn-3' });
+  await client.del(keys.lease);
+  expect(await take('E', 'E:turn-4')).toMatchObject({ unended: 'turn-3' });
+});

@@ -138,8 +138,11 @@ export class TestClient {
   }
 
   /** Waits for the final `message` of the turn. */
-  turnEnd(from = 0) {
-    return this.next((f): f is ServerFrame & { type: 'message' } => f.type === 'message', { from });
+  turnEnd(from = 0, timeoutMs = 10_000) {
+    return this.next((f): f is ServerFrame & { type: 'message' } => f.type === 'message', {
+      from,
+      timeoutMs,
+    });
   }
 
   of<T extends ServerFrame['type']>(type: T): Array<Extract<ServerFrame, { type: T }>> {

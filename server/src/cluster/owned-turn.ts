@@ -55,6 +55,8 @@ export class OwnedTurn implements TurnLease {
     private readonly onEnd: () => void,
     /** The turn a Stop was recorded for at the claim (TurnLease `stopRecorded`). */
     readonly stopRecorded?: string | undefined,
+    /** The turn of the claim before, when it never ended (TurnLease `unended`). */
+    readonly unended?: string | undefined,
   ) {
     this.#writer = { instanceId: options.instanceId, generation, turnId };
     this.#renewTimer = setInterval(() => void this.#renew(), Math.max(50, Math.floor(options.leaseMs / 3)));

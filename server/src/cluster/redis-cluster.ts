@@ -76,12 +76,12 @@ export class RedisSessionCluster implements SessionCoordination {
       instanceId: this.instanceId,
       logger,
     });
-    // Every tenth of a lease (at most a second): a late owner is told within a renewal
-    // and a second (5 s at the default lease), a dead one's turn ended within its lease
-    // and a second.
+    // Every tenth of a lease (at most every half second): a late owner is told within a
+    // renewal and a second (4.4 s at the default lease), a dead one's turn ended within
+    // its lease and half a second.
     this.#watch = setInterval(
       () => void this.#watchOwners(),
-      Math.max(50, Math.min(1_000, Math.floor(leaseMs / 10))),
+      Math.max(50, Math.min(500, Math.floor(leaseMs / 10))),
     );
     this.#watch.unref();
     this.#lateAfterMs = Math.floor(leaseMs / 3) + Math.min(500, Math.floor(leaseMs / 20));
@@ -156,7 +156,7 @@ export class RedisSessionCluster implements SessionCoordination {
       claimed = await claimTurn(this.redis.command, keys, writer, { ...options, force: true });
     }
     if ('uncertain' in claimed || claimed.busy) return 'busy';
-    const { lastId, stopped } = claimed;
+    const { lastId, stopped, unended } = claimed;
     const turn = new OwnedTurn(
       this.redis.command,
       sessionId,
@@ -173,6 +173,7 @@ export class RedisSessionCluster implements SessionCoordination {
         this.redis.command.zrem(runningTurnsKey(this.#prefix), sessionId).catch(() => {});
       },
       stopped,
+      unended,
     );
     // Everything published before the claim reaches this instance's tabs before the
     // turn's own frames; a read that cannot get there in time gives the turn up again.

@@ -55,7 +55,8 @@ end
  * (how long the generation and a turn's log outlive an owner that never ended its turn),
  * the claim's generation token, graceMs, force ('1': the history says no turn can be
  * running, so an uncertain session may be claimed). Returns {0} busy, {2} uncertain, or
- * {1, the log's last entry id, the turn id a Stop was recorded for ('' for none)}.
+ * {1, the log's last entry id, the turn id a Stop was recorded for ('' for none), the
+ * generation of the claim before whose turn never ended ('' for none)}.
  */
 const CLAIM = `
 ${NOW}
@@ -63,6 +64,9 @@ ${SETTLED('KEYS[6]', 'ARGV[5]', 'ARGV[3]')}
 if redis.call('EXISTS', KEYS[1]) == 1 then return {0} end
 if ARGV[6] ~= '1' and not settled() then return {2} end
 local stopped = redis.call('GET', KEYS[4]) or ''
+local previous = redis.call('GET', KEYS[2])
+local unended = ''
+if previous and string.sub(previous, -6) ~= '|ended' then unended = previous end
 redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[3])
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('DEL', KEYS[4], KEYS[5], KEYS[6])
@@ -70,7 +74,7 @@ redis.call('PEXPIRE', KEYS[3], ARGV[3])
 local last = redis.call('XREVRANGE', KEYS[3], '+', '-', 'COUNT', 1)
 local lastId = '0-0'
 if last[1] then lastId = last[1][1] end
-return {1, lastId, stopped}
+return {1, lastId, stopped, unended}
 `;
 
 /**
@@ -122,6 +126,8 @@ for i = 9, #ARGV do
   id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'o', ARGV[5], 'f', ARGV[i])
 end
 if ARGV[6] == '1' then
+  -- The turn ended: the next claim knows its turn needs no end from anyone else.
+  redis.call('SET', KEYS[3], ARGV[1] .. '|ended', 'PX', ${KEEP_MS})
   redis.call('DEL', KEYS[2], KEYS[4], KEYS[5], KEYS[6])
   redis.call('PEXPIRE', KEYS[1], ARGV[8])
 elseif ARGV[3] ~= '' and id then
@@ -149,7 +155,7 @@ return {firstId, lastId}
 `;
 
 export interface ClusterScripts {
-  aalisClaim(...args: Array<string | number>): Promise<[0] | [2] | [1, string, string]>;
+  aalisClaim(...args: Array<string | number>): Promise<[0] | [2] | [1, string, string, string]>;
   aalisOwnerState(...args: Array<string | number>): Promise<[0] | [2] | [1, number]>;
   aalisRenew(...args: Array<string | number>): Promise<[0] | [1, 0 | 1, string[]]>;
   aalisAppend(...args: Array<string | number>): Promise<[0] | [1, string]>;
@@ -173,8 +179,11 @@ export type Claimed =
   | { busy: true }
   /** Redis lost its data a moment ago: an owner may still put its turn back. */
   | { uncertain: true }
-  /** Claimed: the log's last entry id at the claim, and the turn a Stop was recorded for. */
-  | { busy: false; lastId: string; stopped: string | undefined };
+  /**
+   * Claimed: the log's last entry id at the claim, the turn a Stop was recorded for, and
+   * the turn of the claim before when it never ended (its owner died).
+   */
+  | { busy: false; lastId: string; stopped: string | undefined; unended: string | undefined };
 
 export interface ClaimOptions {
   leaseMs: number;
@@ -208,7 +217,21 @@ export async function claimTurn(
   );
   if (claimed[0] === 0) return { busy: true };
   if (claimed[0] === 2) return { uncertain: true };
-  return { busy: false, lastId: claimed[1], stopped: claimed[2] || undefined };
+  return {
+    busy: false,
+    lastId: claimed[1],
+    stopped: claimed[2] || undefined,
+    unended: claimed[3] ? turnOfGeneration(claimed[3]) : undefined,
+  };
+}
+
+/**
+ * The turn a generation token (`<instance>:<turn id>`) was claimed for; a claim that
+ * ended a dead owner's turn (`orphan:<turn id>`) stands for that turn.
+ */
+function turnOfGeneration(token: string): string {
+  const turnId = token.slice(token.indexOf(':') + 1);
+  return turnId.startsWith('orphan:') ? turnId.slice('orphan:'.length) : turnId;
 }
 
 /** Where a session's owner stands: held (with the ms left on its lease), gone, or uncertain. */

@@ -148,6 +148,11 @@ export interface TurnLease {
    * ends it `aborted`.
    */
   readonly stopRecorded?: string | undefined;
+  /**
+   * The session's turn before this one, when it never ended (its owner died, and no
+   * instance ended it yet): the new turn ends it first, so that its tabs get its end.
+   */
+  readonly unended?: string | undefined;
   /** Publishes what is left and gives the turn up; the session's log expires later. */
   release(): Promise<void>;
 }

@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { ErrorCode, type ChatMessage, type ChatView } from '@aalis/protocol';
 import { forClients } from '../agent/stored-message.js';
 import { logErrorWithId } from '../util/log-error.js';
+import type { KeptAnswer } from './answer-keeper.js';
+import { withoutArguments } from './answer-storage.js';
 import type { TurnLease } from './coordination.js';
 import type { HubSettings } from './hub-options.js';
 import { PendingApprovals } from './pending-approvals.js';
@@ -44,7 +46,7 @@ export class OrphanedTurns {
   }
 
   async #end(session: Session, turnId: string): Promise<void> {
-    const { store, now, coordination, logger } = this.settings;
+    const { coordination } = this.settings;
     const sessionId = session.id;
     // A `message` (or a new turn's `user_message`) read during the claim moves this.
     const epoch = session.epoch;
@@ -61,6 +63,29 @@ export class OrphanedTurns {
     // From the end on, a send of a tab waits for the lease to be given up (session.ending).
     let done = () => {};
     const ended = new Promise<void>((resolve) => (done = resolve));
+    try {
+      if (await this.finish(session, turnId, lease)) session.ending = ended;
+    } finally {
+      await lease.release();
+      session.claiming = false;
+      done();
+      if (session.ending === ended) session.ending = undefined;
+      this.registry.forgetIfIdle(session);
+    }
+  }
+
+  /**
+   * Ends the turn `turnId`, whose owner is gone, for everyone, under `lease` (this
+   * instance's, claimed after it): stored as interrupted with the answer so far as this
+   * instance's buffer has it (or `aborted`, when a Stop was recorded for it), or, when
+   * the store already holds its end, that end. Also called by a new turn that finds the
+   * session's last turn never ended, before its own question. True when the tabs were
+   * sent an end; never throws (a store that fails is logged: the history's running mark
+   * is then resolved by the next turn or start).
+   */
+  async finish(session: Session, turnId: string, lease: TurnLease): Promise<boolean> {
+    const { store, now, logger } = this.settings;
+    const sessionId = session.id;
     const approvals = PendingApprovals.closed(sessionId, now);
     session.turn = new RunningTurn({ id: turnId, lease, startedAt: now(), approvals, visitor: undefined });
     try {
@@ -71,38 +96,84 @@ export class OrphanedTurns {
         code: ErrorCode.Interrupted,
         message: 'the server running this answer stopped before it was finished',
       };
+      // The owner had finished and kept its answer while the history could not take it:
+      // that whole answer is stored, not the part this instance saw.
+      const kept = await this.#keptAnswer(sessionId, turnId);
+      if (kept && (await this.#storeKept(kept))) return true;
       const answer = orphanedAnswer(session.view, now());
       const message: ChatMessage = stopped
         ? { ...answer, status: 'aborted' }
         : { ...answer, status: 'error', error };
+      let told = false;
       if (await store.endTurn(sessionId, message, turnId)) {
-        session.ending = ended;
         if (!stopped) this.broadcast.toSession(sessionId, { type: 'error', sessionId, ...error });
         this.broadcast.toSession(sessionId, { type: 'message', sessionId, message });
+        told = true;
       } else {
         // The owner stored its answer, then died before every tab had it.
         // Or another instance's look marked it failed: its tabs hear why, as with any end.
         const last = (await store.page(sessionId, { limit: 1 })).messages[0];
         if (last?.role === 'assistant') {
-          session.ending = ended;
           if (last.error) this.broadcast.toSession(sessionId, { type: 'error', sessionId, ...last.error });
           this.broadcast.toSession(sessionId, { type: 'message', sessionId, message: forClients(last) });
+          told = true;
         }
       }
       logger.info(
         { sessionId, turnId, toolsMayHaveCompleted: unfinished.length, stopped },
         'ended a turn whose instance died',
       );
+      return told;
     } catch (error) {
       this.#logError(error, 'ending a turn whose instance died failed');
+      return false;
     } finally {
       session.turn = undefined;
-      await lease.release();
-      session.claiming = false;
-      done();
-      if (session.ending === ended) session.ending = undefined;
-      this.registry.forgetIfIdle(session);
     }
+  }
+
+  /** The answer a dead owner kept for the turn, taken from the keeper; none when it cannot be read. */
+  async #keptAnswer(sessionId: string, turnId: string): Promise<KeptAnswer | undefined> {
+    try {
+      return await this.settings.keeper.take(sessionId, turnId);
+    } catch (error) {
+      this.#logError(error, 'reading the answers kept unsaved failed');
+      return undefined;
+    }
+  }
+
+  /**
+   * Stores a dead owner's kept answer and sends it to the tabs as its end. While the
+   * history still refuses it, it is kept again and tried in the background, and the tabs
+   * get it marked as not saved yet (as its owner would have told them). False when the
+   * history fenced it (the turn was ended elsewhere: that end stands).
+   */
+  async #storeKept(kept: KeptAnswer): Promise<boolean> {
+    const { sessionId } = kept;
+    const keeper = this.settings.keeper;
+    let message = kept.message;
+    try {
+      if ((await keeper.storeOnce(kept)) === 'fenced') return false;
+    } catch (thrown) {
+      const errorId = this.#logError(thrown, "storing a dead instance's kept answer failed: kept again");
+      await keeper.keep(kept);
+      keeper.retryInBackground(kept, 2);
+      const unsaved = {
+        code: ErrorCode.Storage,
+        message: 'the answer could not be saved yet: it is kept and saved when the history is back',
+        errorId,
+      };
+      message = { ...message, status: 'error', error: message.error ?? unsaved };
+      this.broadcast.toSession(sessionId, { type: 'error', sessionId, ...unsaved });
+    }
+    if (message.error && message === kept.message)
+      this.broadcast.toSession(sessionId, { type: 'error', sessionId, ...message.error });
+    this.broadcast.toSession(sessionId, {
+      type: 'message',
+      sessionId,
+      message: withoutArguments(forClients(message)),
+    });
+    return true;
   }
 
   /**
@@ -140,6 +211,8 @@ export class OrphanedTurns {
       const ended = await this.settings.store.recoverInterruptedTurns(async (sessionId) => {
         const session = this.registry.get(sessionId);
         if (session && this.registry.answering(session)) return true;
+        // An answer kept unsaved for the session: its keeper stores it, never `interrupted`.
+        if (await this.settings.keeper.holds(sessionId).catch(() => true)) return true;
         // Slower than the watch of an instance with a tab on the session, so that one,
         // which keeps the answer so far, ends the turn first (the coordination's timing).
         return !(await ownerGone(sessionId));

@@ -57,8 +57,8 @@ export class SessionHub {
     this.#settings = settings;
     this.#registry = new SessionRegistry(settings.coordination);
     this.#broadcast = new SessionBroadcast(this.#registry, settings.coordination, settings.now);
-    this.#turns = new TurnRunner(settings, this.#registry, this.#broadcast);
     this.#orphans = new OrphanedTurns(settings, this.#registry, this.#broadcast);
+    this.#turns = new TurnRunner(settings, this.#registry, this.#broadcast, this.#orphans);
     this.#conversations = new ConversationList(settings, this.#registry, this.#broadcast);
     this.#stopSweeps = settings.coordination.scheduleOrphanSweeps((ownerGone) =>
       this.#turns.shuttingDown ? Promise.resolve() : this.#orphans.sweep(ownerGone),

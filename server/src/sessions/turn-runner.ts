@@ -13,6 +13,7 @@ import { logErrorWithId } from '../util/log-error.js';
 import { storeAnswer, withoutArguments, type SavingTurn } from './answer-storage.js';
 import type { ApprovalDecision, TurnLease } from './coordination.js';
 import type { HubSettings, Peer } from './hub-options.js';
+import type { OrphanedTurns } from './orphaned-turns.js';
 import { PendingApprovals } from './pending-approvals.js';
 import type { Question, Refusal } from './questions.js';
 import { RunningTurn } from './running-turn.js';
@@ -35,6 +36,8 @@ export class TurnRunner {
     private readonly settings: HubSettings,
     private readonly registry: SessionRegistry,
     private readonly broadcast: SessionBroadcast,
+    /** Ends a turn whose owner died that a new claim finds never ended. */
+    private readonly orphans: OrphanedTurns,
   ) {
     const { agent } = settings;
     agent.on('outbound:stream', (chunk) => {
@@ -69,6 +72,8 @@ export class TurnRunner {
     ask: () => Promise<Question | Refusal>,
   ): Promise<void> {
     const session = this.registry.open(sessionId);
+    // The last turn's tabs have its end; its lease is being given up: this send follows it.
+    if (session.ending) await session.ending;
     const refuse: Refuse = (code, message, errorId, more) =>
       this.broadcast.toPeer(peer, {
         type: 'error',
@@ -127,10 +132,12 @@ export class TurnRunner {
     let lease: TurnLease | 'busy';
     try {
       // A stop that comes before the turn exists still stops it.
-      lease = await coordination.claim(sessionId, turnId, {
-        abort: () => controller.abort(),
-        decide: (decision) => desk.approvals?.take(decision),
-      });
+      lease = await coordination.claim(
+        sessionId,
+        turnId,
+        { abort: () => controller.abort(), decide: (decision) => desk.approvals?.take(decision) },
+        () => this.#questionUnanswered(sessionId),
+      );
     } catch (error) {
       const errorId = this.#logError(error, 'claiming the turn failed: the shared state cannot be reached');
       return refuse(
@@ -140,6 +147,9 @@ export class TurnRunner {
       );
     }
     if (lease === 'busy') return busy();
+    // The turn before never ended (its instance died, and nobody ended it yet): its tabs
+    // get its end first, then this turn's question.
+    if (lease.unended) await this.orphans.finish(session, lease.unended, lease);
     // Asked once the turn is claimed (on every instance): what it checks (the last
     // exchange, for regenerate and edit) cannot change before the turn begins.
     let question: Question | Refusal;
@@ -210,11 +220,13 @@ export class TurnRunner {
   /** Stops the session's running turn, if any (on whichever instance runs it): the model request and its tools are cancelled. */
   abort(sessionId: string): void {
     const session = this.registry.get(sessionId);
-    if (session?.turn) return session.turn.controller.abort();
-    const remoteTurn = session && this.registry.remoteTurn(session);
-    if (remoteTurn) {
+    // Stopped here, and recorded for the other instances too: were this one to die
+    // before the turn ends, the instance that ends it for everyone ends it `aborted`.
+    if (session?.turn) session.turn.controller.abort();
+    const turnId = session?.turn?.id ?? (session && this.registry.remoteTurn(session));
+    if (turnId) {
       this.settings.coordination
-        .requestAbort(sessionId, remoteTurn)
+        .requestAbort(sessionId, turnId)
         .catch((error: unknown) =>
           this.#logError(error, 'passing a stop to the instance running the turn failed'),
         );
@@ -346,7 +358,9 @@ export class TurnRunner {
       });
     }
     session.turn = undefined;
-    await turn.lease.release();
+    session.ending = turn.lease.release();
+    await session.ending;
+    session.ending = undefined;
     const { tokens } = turnTokens(message.usage, turn.chars);
     await this.#spend(() => this.settings.budgets.turnEnded(turn.visitor, tokens, turn.address));
     this.#report(sessionId, turn, message, errors);
@@ -398,6 +412,22 @@ export class TurnRunner {
     } catch (error) {
       this.#logError(error, 'reading the budgets failed: the message was let through');
       return undefined;
+    }
+  }
+
+  /**
+   * Whether a turn may be running in the session as the history says (its last message
+   * is a question without an answer): asked only when the shared state lost its data a
+   * moment ago, so that a claim does not take a turn an owner is about to put back. A
+   * history that cannot be read says it may.
+   */
+  async #questionUnanswered(sessionId: string): Promise<boolean> {
+    try {
+      const last = (await this.settings.store.page(sessionId, { limit: 1 })).messages[0];
+      return last?.role === 'user';
+    } catch (error) {
+      this.#logError(error, 'reading the history failed');
+      return true;
     }
   }
 
