@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { ServerFrame } from '@aalis/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { AALIS_SERVER_BIN, watchOutput } from './cli-harness.js';
+import { clusterEnv } from './cluster-env.js';
 import { startFakeUpstream, textAnswer, type FakeUpstream, type Reply } from './fake-upstream.js';
 import { calculatorCall, slowText, slowToolCall } from './scripted-replies.js';
 import { startNginx, type NginxService } from './services/nginx.js';
@@ -43,22 +44,14 @@ async function startInstance(): Promise<Instance> {
   const child = spawn(process.execPath, [AALIS_SERVER_BIN], {
     env: {
       PATH: process.env.PATH!,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      OPENAI_API_KEY: 'test-key',
-      OPENAI_BASE_URL: upstream.url,
-      AALIS_MODEL: 'test-model',
-      AALIS_REDIS_URL: redis.url,
-      // Instances share one signing key (a cluster refuses to start without one).
-      AALIS_AUTH_SECRET: 'a-cluster-secret-of-at-least-32-bytes!!',
-      AALIS_DATABASE_URL: postgres.url,
-      AALIS_TURN_LEASE_MS: String(LEASE_MS),
-      AALIS_CONFIG: join(dir, 'aalis.config.json'),
-      AALIS_DATA_DIR: join(dir, 'data'),
-      AALIS_PUBLIC_HOSTS: '*',
-      AALIS_IP_MAX_CONNECTIONS: '0',
-      AALIS_IP_CONNECTIONS_PER_MINUTE: '0',
-      AALIS_IP_SENDS_PER_MINUTE: '0',
+      ...clusterEnv({
+        upstreamUrl: upstream.url,
+        redisUrl: redis.url,
+        databaseUrl: postgres.url,
+        leaseMs: LEASE_MS,
+        dataDir: join(dir, 'data'),
+        configFile: join(dir, 'aalis.config.json'),
+      }),
       LOG_LEVEL: 'info',
     },
   });

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { ServerFrame } from '@aalis/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { startCli } from '../cli-harness.js';
+import { clusterEnv } from '../cluster-env.js';
 import { startFakeUpstream, type FakeUpstream, type Reply } from '../fake-upstream.js';
 import { fixtureServer } from '../fixtures/mcp/harness.js';
 import { slowText, slowToolCall } from '../scripted-replies.js';
@@ -42,25 +43,16 @@ const replies: Reply[] = [];
 const clients: TestClient[] = [];
 
 async function startInstance() {
-  const { child, base, output, waitForOutput } = await startCli({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    OPENAI_API_KEY: 'test-key',
-    OPENAI_BASE_URL: upstream.url,
-    AALIS_MODEL: 'test-model',
-    AALIS_REDIS_URL: redis.url,
-    AALIS_AUTH_SECRET: 'a-cluster-secret-of-at-least-32-bytes!!',
-    AALIS_DATABASE_URL: postgres.url,
-    AALIS_TURN_LEASE_MS: String(LEASE_MS),
-    AALIS_CONFIG: join(dir, 'aalis.config.json'),
-    AALIS_DATA_DIR: join(dir, 'data'),
-    AALIS_PUBLIC_HOSTS: '*',
-    AALIS_IP_MAX_CONNECTIONS: '0',
-    AALIS_IP_CONNECTIONS_PER_MINUTE: '0',
-    AALIS_IP_SENDS_PER_MINUTE: '0',
-    AALIS_IP_TURNS_PER_HOUR: '0',
-    AALIS_ANON_TURNS_PER_HOUR: '0',
-  });
+  const { child, base, output, waitForOutput } = await startCli(
+    clusterEnv({
+      upstreamUrl: upstream.url,
+      redisUrl: redis.url,
+      databaseUrl: postgres.url,
+      leaseMs: LEASE_MS,
+      dataDir: join(dir, 'data'),
+      configFile: join(dir, 'aalis.config.json'),
+    }),
+  );
   // Its tools are offered once the MCP server is up.
   await waitForOutput(/MCP server connected/);
   return { child, output, url: `${base.replace(/^http/, 'ws')}/ws` };

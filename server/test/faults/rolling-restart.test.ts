@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { ChatMessage } from '@aalis/protocol';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startCli } from '../cli-harness.js';
+import { clusterEnv } from '../cluster-env.js';
 import { startFakeUpstream, type FakeUpstream, type Reply } from '../fake-upstream.js';
 import { slowText } from '../scripted-replies.js';
 import { startPostgres, type TestPostgres } from '../services/postgres.js';
@@ -34,24 +35,15 @@ const replies: Reply[] = [];
 const clients: TestClient[] = [];
 
 async function startInstance(): Promise<Instance> {
-  const { child, base } = await startCli({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    OPENAI_API_KEY: 'test-key',
-    OPENAI_BASE_URL: upstream.url,
-    AALIS_MODEL: 'test-model',
-    AALIS_REDIS_URL: redis.url,
-    AALIS_AUTH_SECRET: 'a-cluster-secret-of-at-least-32-bytes!!',
-    AALIS_DATABASE_URL: postgres.url,
-    AALIS_TURN_LEASE_MS: '1500',
-    AALIS_DATA_DIR: join(dir, 'data'),
-    AALIS_PUBLIC_HOSTS: '*',
-    AALIS_IP_MAX_CONNECTIONS: '0',
-    AALIS_IP_CONNECTIONS_PER_MINUTE: '0',
-    AALIS_IP_SENDS_PER_MINUTE: '0',
-    AALIS_IP_TURNS_PER_HOUR: '0',
-    AALIS_ANON_TURNS_PER_HOUR: '0',
-  });
+  const { child, base } = await startCli(
+    clusterEnv({
+      upstreamUrl: upstream.url,
+      redisUrl: redis.url,
+      databaseUrl: postgres.url,
+      leaseMs: 1_500,
+      dataDir: join(dir, 'data'),
+    }),
+  );
   return { child, url: `${base.replace(/^http/, 'ws')}/ws`, draining: false };
 }
 
