@@ -94,7 +94,17 @@ export class SessionHub {
     const owner = ownerKey(peer.visitor);
     // Another visitor's session is answered exactly as an unknown one: a new, empty
     // session, after the same store lookup, so ids cannot be probed.
-    let stored = requestedId === undefined ? undefined : await store.ownerOf(requestedId);
+    // The history down (its answer waiting in the keeper, say) does not keep a tab from a
+    // turn this instance has live: its owner is known here, and the turn is in the buffer.
+    const answering = requestedId === undefined ? undefined : this.#answering(requestedId);
+    let historyDown = false;
+    let stored: string | null | undefined;
+    try {
+      stored = requestedId === undefined ? undefined : await store.ownerOf(requestedId);
+    } catch (error) {
+      if (!answering) throw error;
+      historyDown = true;
+    }
     // A new session another instance made, with no message yet (a second tab elsewhere).
     if (stored === undefined && requestedId !== undefined) stored = await this.#announcedOwner(requestedId);
     let live = requestedId === undefined ? undefined : this.#registry.get(requestedId);
@@ -116,7 +126,15 @@ export class SessionHub {
       let page: HistoryPage = { messages: [], hasMore: false };
       for (let epoch = -1; known && epoch !== session.epoch;) {
         epoch = session.epoch;
-        page = this.#bounded(await store.page(sessionId, { limit: this.#settings.historyPageSize }));
+        try {
+          page = historyDown
+            ? { messages: [], hasMore: true }
+            : this.#bounded(await store.page(sessionId, { limit: this.#settings.historyPageSize }));
+        } catch (error) {
+          if (session !== answering) throw error;
+          // The running turn comes in `stream_resume`; older messages page in once it is back.
+          page = { messages: [], hasMore: true };
+        }
       }
       session.peers.add(peer);
       const serverTime = this.#settings.now();
@@ -138,6 +156,12 @@ export class SessionHub {
       if (resume) this.#broadcast.toPeer(peer, resume);
       return sessionId;
     });
+  }
+
+  /** The session, when this instance holds a turn of it live (running or being answered elsewhere). */
+  #answering(sessionId: string): Session | undefined {
+    const live = this.#registry.get(sessionId);
+    return live && !live.deleted && this.#registry.answering(live) ? live : undefined;
   }
 
   /** The peer's connection ended or moved to another session. */

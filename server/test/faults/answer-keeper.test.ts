@@ -136,9 +136,19 @@ describe('PostgreSQL stopped mid-turn', () => {
     });
     // Attempt 3 announced: attempt 2 failed too, the database still down.
     await client.next((f) => isSaving(f) && (f as { attempt: number }).attempt === 3);
+    // A tab opened now (a reload) gets the answer from the turn kept open, though the
+    // history cannot be read: ready, then the turn with its text and the saving line.
+    const reloaded = await server.connect();
+    const ready = await reloaded.hello(sessionId);
+    expect(ready).toMatchObject({ sessionId, resumed: true, messages: [] });
+    const resume = await reloaded.next((f) => f.type === 'stream_resume');
+    expect(resume).toMatchObject({
+      parts: [{ type: 'text', text: FIRST + REST }],
+      turnStatus: { state: 'saving' },
+    });
 
     await postgres.resume();
-    for (const tab of [client, other]) {
+    for (const tab of [client, other, reloaded]) {
       const end = await tab.turnEnd();
       expect(end.message).toMatchObject({ role: 'assistant', status: 'complete' });
       expect(tab.view.messages.at(-1)!.parts).toEqual([{ type: 'text', text: FIRST + REST }]);
