@@ -98,6 +98,8 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
   });
   app.addHook('onClose', async () => {
     chat.dispose();
+    // The answers still waiting for the history stay kept for the next start.
+    services.answers.close();
     // After the sockets (preClose): no turn is left to call an MCP tool.
     await mcp?.close();
   });

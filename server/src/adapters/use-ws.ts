@@ -84,6 +84,8 @@ export function attachAalisChat(server: Server, options: AttachAalisChatOptions)
       server.off('upgrade', onUpgrade);
       await chat.closeAll();
       chat.dispose();
+      // The answers still waiting for the history stay kept for the next start.
+      services.answers.close();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       // Last: no turn is left to call an MCP tool. Their processes are stopped.
       await services.mcp?.close();
