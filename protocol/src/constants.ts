@@ -16,6 +16,8 @@ export const CloseCode = {
   PolicyViolation: 1008,
   /** A frame over the size limit. */
   MessageTooBig: 1009,
+  /** The server drains (a deploy): reconnect, to another instance, and resume (section 2c). */
+  Draining: 1012,
   /** The server could not serve the connection right now (its storage failed): reconnect after a pause. */
   TryAgainLater: 1013,
   /** The first frame was not a valid `hello`. */

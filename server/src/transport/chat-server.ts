@@ -107,11 +107,6 @@ export const DEFAULT_HEARTBEAT_MS = 30_000;
 /** The reason of the 1001 at shutdown: the client is to come back, and resumes its session. */
 export const RESTART_REASON = 'server restarting: reconnect';
 
-/**
- * The close code of a draining instance whose sessions other instances serve (PROTOCOL.md
- * section 2, "Service Restart" in RFC 6455's registry): reconnect, to another instance, and resume.
- */
-export const DRAINING_CLOSE_CODE = 1012;
 export const DRAINING_REASON = 'server draining: reconnect to another instance';
 
 interface LiveConnection {
@@ -137,7 +132,7 @@ export function createChatServer(options: ChatServerOptions): ChatServer {
   /** How the sockets of this drain close: to another instance, or to this one once it is back. */
   const goAway = (socket: ChatSocket) =>
     elsewhere
-      ? socket.close(DRAINING_CLOSE_CODE, DRAINING_REASON)
+      ? socket.close(CloseCode.Draining, DRAINING_REASON)
       : socket.close(CloseCode.GoingAway, RESTART_REASON);
 
   /**
