@@ -9,6 +9,7 @@
  * instance's memory instead, said once in the log, and stored from there like the others.
  */
 import type { Redis } from 'ioredis';
+import { keptAnswerKey } from '../history/answer-spool.js';
 import type { AnswerKeeper, KeptAnswer } from '../sessions/answer-keeper.js';
 import type { Logger } from '../util/logger.js';
 
@@ -28,7 +29,7 @@ export class RedisAnswerKeeper implements AnswerKeeper {
   }
 
   async keep(answer: KeptAnswer): Promise<void> {
-    const field = fieldOf(answer.sessionId, answer.turnId);
+    const field = keptAnswerKey(answer.sessionId, answer.turnId);
     try {
       await this.redis.hset(this.#key, field, JSON.stringify(answer));
       this.#memory.delete(field);
@@ -45,7 +46,7 @@ export class RedisAnswerKeeper implements AnswerKeeper {
   }
 
   async take(sessionId: string, turnId: string): Promise<KeptAnswer | undefined> {
-    const field = fieldOf(sessionId, turnId);
+    const field = keptAnswerKey(sessionId, turnId);
     // One transaction: of two instances taking the same answer, one gets it.
     const replies = await this.redis.multi().hget(this.#key, field).hdel(this.#key, field).exec();
     const [failed, json] = replies?.[0] ?? [null, null];
@@ -70,8 +71,6 @@ export class RedisAnswerKeeper implements AnswerKeeper {
     return [...found.values()].sort((a, b) => a.keptAt - b.keptAt);
   }
 }
-
-const fieldOf = (sessionId: string, turnId: string) => `${sessionId} ${turnId}`;
 
 /** The id as a literal in a Redis MATCH pattern. */
 const escapeGlob = (text: string) => text.replace(/[*?[\]\\]/g, '\\$&');

@@ -18,7 +18,10 @@ import { join } from 'node:path';
 import type { ChatMessage } from '@aalis/protocol';
 import type { Logger } from '../util/logger.js';
 
-/** An answer waiting to be stored, under its session and its turn (the question's id). */
+/**
+ * An answer waiting to be stored, under its session and its turn (the question's id):
+ * what every keeper holds (sessions/answer-keeper.ts, as `KeptAnswer`).
+ */
 export interface SpooledAnswer {
   sessionId: string;
   turnId: string;
@@ -56,7 +59,7 @@ export class AnswerSpool {
 
   /** Keeps the answer: on disk when it can, else in memory (logged once). Never rejects. */
   async keep(answer: SpooledAnswer): Promise<void> {
-    const key = keyOf(answer.sessionId, answer.turnId);
+    const key = keptAnswerKey(answer.sessionId, answer.turnId);
     this.#answers.set(key, answer);
     if (!this.#dir) return;
     try {
@@ -77,7 +80,7 @@ export class AnswerSpool {
 
   /** The answer kept for the turn, no longer kept; undefined when there is none. */
   async take(sessionId: string, turnId: string): Promise<SpooledAnswer | undefined> {
-    const key = keyOf(sessionId, turnId);
+    const key = keptAnswerKey(sessionId, turnId);
     const answer = this.#answers.get(key);
     if (!answer) return undefined;
     this.#answers.delete(key);
@@ -121,7 +124,7 @@ export class AnswerSpool {
       if (!name.endsWith('.json')) continue;
       try {
         const answer = JSON.parse(readFileSync(path, 'utf8')) as SpooledAnswer;
-        const key = keyOf(answer.sessionId, answer.turnId);
+        const key = keptAnswerKey(answer.sessionId, answer.turnId);
         this.#answers.set(key, answer);
         this.#onDisk.add(key);
       } catch (error) {
@@ -135,7 +138,8 @@ export class AnswerSpool {
   }
 }
 
-const keyOf = (sessionId: string, turnId: string) => `${sessionId} ${turnId}`;
+/** One answer's key in every keeper (this spool's map, the background retries, the Redis hash's field). */
+export const keptAnswerKey = (sessionId: string, turnId: string) => `${sessionId} ${turnId}`;
 
 /** A name safe on every filesystem whatever the ids hold; the file itself says whose answer it is. */
 const fileOf = (key: string) => `${createHash('sha256').update(key).digest('hex').slice(0, 40)}.json`;

@@ -11,20 +11,12 @@
  * answer kept, before the stale running marks are resolved), and before a session's next
  * turn (whose question must come after the answer it follows).
  */
-import type { ChatMessage } from '@aalis/protocol';
-import { AnswerSpool } from '../history/answer-spool.js';
+import { AnswerSpool, keptAnswerKey, type SpooledAnswer } from '../history/answer-spool.js';
 import type { HistoryStore } from '../history/store.js';
 import type { Logger } from '../util/logger.js';
 
 /** An answer waiting to be stored: the turn's final message, under its session and turn. */
-export interface KeptAnswer {
-  sessionId: string;
-  /** The turn's id: its question's id, the history's running mark. */
-  turnId: string;
-  message: ChatMessage;
-  /** When it was first kept (ms). */
-  keptAt: number;
-}
+export type KeptAnswer = SpooledAnswer;
 
 /** Where kept answers wait. Each method may reject when its own storage is unreachable, but `keep`. */
 export interface AnswerKeeper {
@@ -108,7 +100,7 @@ export class KeptAnswers {
    * the next start then). Once per answer.
    */
   retryInBackground(answer: KeptAnswer, attempt: number, stopped: () => boolean = () => false): void {
-    const key = keyOf(answer.sessionId, answer.turnId);
+    const key = keptAnswerKey(answer.sessionId, answer.turnId);
     if (this.#closed || this.#background.has(key)) return;
     const schedule = (next: number) => {
       const timer = setTimeout(() => {
@@ -182,7 +174,7 @@ export class KeptAnswers {
    * rather than the partial one its buffer has. Should storing it fail, `keep` it again.
    */
   async take(sessionId: string, turnId: string): Promise<KeptAnswer | undefined> {
-    this.#stopTrying(keyOf(sessionId, turnId));
+    this.#stopTrying(keptAnswerKey(sessionId, turnId));
     return this.keeper.take(sessionId, turnId);
   }
 
@@ -194,7 +186,7 @@ export class KeptAnswers {
 
   /** No longer kept (stored or fenced); a failure to forget is harmless: its next try is fenced. */
   async #forget(sessionId: string, turnId: string): Promise<void> {
-    this.#stopTrying(keyOf(sessionId, turnId));
+    this.#stopTrying(keptAnswerKey(sessionId, turnId));
     try {
       await this.keeper.take(sessionId, turnId);
     } catch (error) {
@@ -207,5 +199,3 @@ export class KeptAnswers {
     this.#background.delete(key);
   }
 }
-
-const keyOf = (sessionId: string, turnId: string) => `${sessionId} ${turnId}`;
