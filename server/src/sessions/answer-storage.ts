@@ -68,15 +68,23 @@ export async function storeAnswer(
     // Fenced, or taken over while it waited: the instance that ended the turn tells the tabs.
     if (outcome === 'fenced' || outcome === 'lost') return { message, errors: [], lost: true };
     if (!turn.stopping()) kept.retryInBackground(answer, outcome.attempt, turn.stopping);
-    const unsaved: TurnError = {
-      code: ErrorCode.Storage,
-      message: 'the answer could not be saved yet: it is kept and saved when the history is back',
-      errorId,
-    };
-    // The visitor keeps what was shown (it may still be copied), marked as not saved yet.
-    const shown: ChatMessage = { ...message, status: 'error', error: message.error ?? unsaved };
-    return { message: shown, errors: [...own, unsaved] };
+    const unsaved = unsavedError(errorId);
+    return { message: markedUnsaved(message, unsaved), errors: [...own, unsaved] };
   }
+}
+
+/** Why an answer kept for the history says it is not saved yet. */
+export function unsavedError(errorId: string): TurnError {
+  return {
+    code: ErrorCode.Storage,
+    message: 'the answer could not be saved yet: it is kept and saved when the history is back',
+    errorId,
+  };
+}
+
+/** The visitor keeps what was shown (it may still be copied), marked as not saved yet. */
+export function markedUnsaved(message: ChatMessage, unsaved: TurnError): ChatMessage {
+  return { ...message, status: 'error', error: message.error ?? unsaved };
 }
 
 /**

@@ -8,7 +8,7 @@ import { ErrorCode, type ChatMessage, type ChatView } from '@aalis/protocol';
 import { forClients } from '../agent/stored-message.js';
 import { logErrorWithId } from '../util/log-error.js';
 import type { KeptAnswer } from './answer-keeper.js';
-import { withoutArguments } from './answer-storage.js';
+import { markedUnsaved, unsavedError, withoutArguments } from './answer-storage.js';
 import type { TurnLease } from './coordination.js';
 import type { HubSettings } from './hub-options.js';
 import { PendingApprovals } from './pending-approvals.js';
@@ -63,8 +63,9 @@ export class OrphanedTurns {
     // From the end on, a send of a tab waits for the lease to be given up (session.ending).
     let done = () => {};
     const ended = new Promise<void>((resolve) => (done = resolve));
+    session.ending = ended;
     try {
-      if (await this.finish(session, turnId, lease)) session.ending = ended;
+      await this.finish(session, turnId, lease);
     } finally {
       await lease.release();
       session.claiming = false;
@@ -76,19 +77,22 @@ export class OrphanedTurns {
 
   /**
    * Ends the turn `turnId`, whose owner is gone, for everyone, under `lease` (this
-   * instance's, claimed after it): stored as interrupted with the answer so far as this
-   * instance's buffer has it (or `aborted`, when a Stop was recorded for it), or, when
-   * the store already holds its end, that end. Also called by a new turn that finds the
-   * session's last turn never ended, before its own question. True when the tabs were
-   * sent an end; never throws (a store that fails is logged: the history's running mark
-   * is then resolved by the next turn or start).
+   * instance's, claimed after it). Its end is, in that order: the answer its owner kept
+   * while the history refused it (stored now, whole); the end the history already holds
+   * (the owner stored it, then died); or the answer so far as this instance's buffer has
+   * it, stored `interrupted` (`aborted` when a Stop was recorded for it). Also called by a
+   * new turn that finds the session's last turn never ended, before its own question.
+   * Never throws: a store that fails is logged, and the history's running mark is then
+   * resolved by the next turn or start.
    */
-  async finish(session: Session, turnId: string, lease: TurnLease): Promise<boolean> {
+  async finish(session: Session, turnId: string, lease: TurnLease): Promise<void> {
     const { store, now, logger } = this.settings;
     const sessionId = session.id;
     const approvals = PendingApprovals.closed(sessionId, now);
     session.turn = new RunningTurn({ id: turnId, lease, startedAt: now(), approvals, visitor: undefined });
     try {
+      const kept = await this.#keptAnswer(sessionId, turnId);
+      if (kept && (await this.#storeKept(kept))) return;
       const unfinished = await store.unfinishedTools(sessionId, turnId);
       // A Stop recorded for the turn before its owner died: ended as the visitor asked.
       const stopped = lease.stopRecorded === turnId;
@@ -96,40 +100,38 @@ export class OrphanedTurns {
         code: ErrorCode.Interrupted,
         message: 'the server running this answer stopped before it was finished',
       };
-      // The owner had finished and kept its answer while the history could not take it:
-      // that whole answer is stored, not the part this instance saw.
-      const kept = await this.#keptAnswer(sessionId, turnId);
-      if (kept && (await this.#storeKept(kept))) return true;
       const answer = orphanedAnswer(session.view, now());
       const message: ChatMessage = stopped
         ? { ...answer, status: 'aborted' }
         : { ...answer, status: 'error', error };
-      let told = false;
       if (await store.endTurn(sessionId, message, turnId)) {
-        if (!stopped) this.broadcast.toSession(sessionId, { type: 'error', sessionId, ...error });
-        this.broadcast.toSession(sessionId, { type: 'message', sessionId, message });
-        told = true;
+        this.#tell(sessionId, message, stopped ? [] : [error]);
       } else {
         // The owner stored its answer, then died before every tab had it.
         // Or another instance's look marked it failed: its tabs hear why, as with any end.
         const last = (await store.page(sessionId, { limit: 1 })).messages[0];
-        if (last?.role === 'assistant') {
-          if (last.error) this.broadcast.toSession(sessionId, { type: 'error', sessionId, ...last.error });
-          this.broadcast.toSession(sessionId, { type: 'message', sessionId, message: forClients(last) });
-          told = true;
-        }
+        if (last?.role === 'assistant')
+          this.#tell(sessionId, forClients(last), last.error ? [last.error] : []);
       }
       logger.info(
         { sessionId, turnId, toolsMayHaveCompleted: unfinished.length, stopped },
         'ended a turn whose instance died',
       );
-      return told;
     } catch (error) {
       this.#logError(error, 'ending a turn whose instance died failed');
-      return false;
     } finally {
       session.turn = undefined;
     }
+  }
+
+  /** A turn's end for every tab: why it failed, if it did, then its final message. */
+  #tell(
+    sessionId: string,
+    message: ChatMessage,
+    errors: ReadonlyArray<{ code: string; message: string }>,
+  ): void {
+    for (const error of errors) this.broadcast.toSession(sessionId, { type: 'error', sessionId, ...error });
+    this.broadcast.toSession(sessionId, { type: 'message', sessionId, message: withoutArguments(message) });
   }
 
   /** The answer a dead owner kept for the turn, taken from the keeper; none when it cannot be read. */
@@ -149,30 +151,21 @@ export class OrphanedTurns {
    * history fenced it (the turn was ended elsewhere: that end stands).
    */
   async #storeKept(kept: KeptAnswer): Promise<boolean> {
-    const { sessionId } = kept;
     const keeper = this.settings.keeper;
-    let message = kept.message;
+    let message = forClients(kept.message);
+    const errors = message.error ? [message.error] : [];
     try {
       if ((await keeper.storeOnce(kept)) === 'fenced') return false;
     } catch (thrown) {
-      const errorId = this.#logError(thrown, "storing a dead instance's kept answer failed: kept again");
+      const unsaved = unsavedError(
+        this.#logError(thrown, "storing a dead instance's kept answer failed: kept again"),
+      );
       await keeper.keep(kept);
       keeper.retryInBackground(kept, 2);
-      const unsaved = {
-        code: ErrorCode.Storage,
-        message: 'the answer could not be saved yet: it is kept and saved when the history is back',
-        errorId,
-      };
-      message = { ...message, status: 'error', error: message.error ?? unsaved };
-      this.broadcast.toSession(sessionId, { type: 'error', sessionId, ...unsaved });
+      message = markedUnsaved(message, unsaved);
+      errors.push(unsaved);
     }
-    if (message.error && message === kept.message)
-      this.broadcast.toSession(sessionId, { type: 'error', sessionId, ...message.error });
-    this.broadcast.toSession(sessionId, {
-      type: 'message',
-      sessionId,
-      message: withoutArguments(forClients(message)),
-    });
+    this.#tell(kept.sessionId, message, errors);
     return true;
   }
 
