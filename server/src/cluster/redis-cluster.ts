@@ -43,6 +43,7 @@ export interface RedisClusterOptions {
 const ANNOUNCED_MS = 60 * 60_000;
 
 export class RedisSessionCluster implements SessionCoordination {
+  readonly shared = true;
   /** Unique per process: the origin of its stream entries, the holder named by its leases. */
   readonly instanceId = `${process.pid}-${randomBytes(6).toString('base64url')}`;
   readonly #follower: FrameFollower;

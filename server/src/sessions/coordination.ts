@@ -16,6 +16,8 @@
 import type { ServerFrame, StreamResumeFrame } from '@aalis/protocol';
 
 export interface SessionCoordination {
+  /** Whether other instances serve the same sessions: a tab can go on with its session on another. */
+  readonly shared: boolean;
   /**
    * Starts delivering the session's frames published by other instances: the running
    * turn's snapshot (a `stream_resume`) first, when one runs, then every frame after it.

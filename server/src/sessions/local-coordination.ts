@@ -21,6 +21,8 @@ const localLease: TurnLease = {
 };
 
 export class LocalCoordination implements SessionCoordination {
+  readonly shared = false;
+
   follow(_sessionId: string, _handlers: FollowHandlers): Promise<void> {
     return Promise.resolve();
   }

@@ -25,7 +25,6 @@ import {
   type Peer,
   type SessionHubOptions,
 } from './hub-options.js';
-import { LocalCoordination } from './local-coordination.js';
 import { OrphanedTurns } from './orphaned-turns.js';
 import { mayOpen, ownerKey } from './owner.js';
 import { questionAgain, sentQuestion } from './questions.js';
@@ -66,11 +65,11 @@ export class SessionHub {
   }
 
   /**
-   * Whether other instances serve the same sessions (a shared coordination, not
-   * LocalCoordination): a tab can then go on with its session on another instance.
+   * Whether other instances serve the same sessions: a tab can then go on with its
+   * session on another instance.
    */
   get clustered(): boolean {
-    return !(this.#settings.coordination instanceof LocalCoordination);
+    return this.#settings.coordination.shared;
   }
 
   /** Sessions with a turn running now. */
