@@ -4,6 +4,10 @@
  * cluster refuses to start without one), a short lease, and no per-address limits (every
  * tab of a test comes from 127.0.0.1).
  */
+import { startFakeUpstream, type FakeUpstream, type Reply } from './fake-upstream.js';
+import { startPostgres, type TestPostgres } from './services/postgres.js';
+import { startRedis, type RedisService } from './services/redis.js';
+
 export interface ClusterEnvOptions {
   upstreamUrl: string;
   redisUrl: string;
@@ -33,5 +37,36 @@ export function clusterEnv(options: ClusterEnvOptions): Record<string, string> {
     AALIS_IP_SENDS_PER_MINUTE: '0',
     AALIS_IP_TURNS_PER_HOUR: '0',
     AALIS_ANON_TURNS_PER_HOUR: '0',
+  };
+}
+
+/** What the instances of a multi-instance test share: Redis, PostgreSQL and the model. */
+export interface ClusterServices {
+  redis: RedisService;
+  postgres: TestPostgres;
+  upstream: FakeUpstream;
+  /** Stops all three. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a real Redis, a real PostgreSQL and a fake model upstream whose replies are
+ * `replies`, scripted as each test goes: taken in order, whichever instance asks.
+ */
+export async function startClusterServices(replies: Reply[]): Promise<ClusterServices> {
+  const [redis, postgres, upstream] = await Promise.all([
+    startRedis(),
+    startPostgres(),
+    startFakeUpstream(() => replies.shift() ?? { status: 500, body: 'no reply scripted' }),
+  ]);
+  return {
+    redis,
+    postgres,
+    upstream,
+    async stop() {
+      await upstream.close();
+      await redis.stop();
+      await postgres.stop();
+    },
   };
 }

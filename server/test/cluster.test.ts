@@ -13,12 +13,12 @@ import { join } from 'node:path';
 import type { ServerFrame } from '@aalis/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { AALIS_SERVER_BIN, watchOutput } from './cli-harness.js';
-import { clusterEnv } from './cluster-env.js';
-import { startFakeUpstream, textAnswer, type FakeUpstream, type Reply } from './fake-upstream.js';
+import { clusterEnv, startClusterServices, type ClusterServices } from './cluster-env.js';
+import { textAnswer, type FakeUpstream, type Reply } from './fake-upstream.js';
 import { calculatorCall, slowText, slowToolCall } from './scripted-replies.js';
 import { startNginx, type NginxService } from './services/nginx.js';
-import { startPostgres, type TestPostgres } from './services/postgres.js';
-import { startRedis, type RedisService } from './services/redis.js';
+import type { TestPostgres } from './services/postgres.js';
+import type { RedisService } from './services/redis.js';
 import { TestClient } from './ws-harness.js';
 
 const LEASE_MS = 1_500;
@@ -34,6 +34,7 @@ interface Instance {
 let redis: RedisService;
 let postgres: TestPostgres;
 let upstream: FakeUpstream;
+let services: ClusterServices | undefined;
 let nginx: NginxService;
 let instances: Instance[] = [];
 let dir: string;
@@ -86,11 +87,8 @@ beforeAll(async () => {
     JSON.stringify({ builtinTools: ['get_time', 'calculator'], approval: { calculator: 'always' } }),
   );
   // Replies are scripted as each test goes: taken in order, whichever instance asks.
-  [redis, postgres, upstream] = await Promise.all([
-    startRedis(),
-    startPostgres(),
-    startFakeUpstream(() => replies.shift() ?? { status: 500, body: 'no reply scripted' }),
-  ]);
+  services = await startClusterServices(replies);
+  ({ redis, postgres, upstream } = services);
   instances = await Promise.all([startInstance(), startInstance(), startInstance()]);
   nginx = await startNginx({ upstreams: instances.map((i) => i.port) });
 }, 60_000);
@@ -99,9 +97,7 @@ afterAll(async () => {
   for (const client of clients) client.socket.terminate();
   for (const instance of instances) instance.child.kill('SIGKILL');
   await nginx?.stop();
-  await upstream?.close();
-  await redis?.stop();
-  await postgres?.stop();
+  await services?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 

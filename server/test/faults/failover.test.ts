@@ -14,12 +14,12 @@ import { join } from 'node:path';
 import type { ServerFrame } from '@aalis/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { startCli } from '../cli-harness.js';
-import { clusterEnv } from '../cluster-env.js';
-import { startFakeUpstream, type FakeUpstream, type Reply } from '../fake-upstream.js';
+import { clusterEnv, startClusterServices, type ClusterServices } from '../cluster-env.js';
+import type { FakeUpstream, Reply } from '../fake-upstream.js';
 import { fixtureServer } from '../fixtures/mcp/harness.js';
 import { slowText, slowToolCall } from '../scripted-replies.js';
-import { startPostgres, type TestPostgres } from '../services/postgres.js';
-import { startRedis, type RedisService } from '../services/redis.js';
+import type { TestPostgres } from '../services/postgres.js';
+import type { RedisService } from '../services/redis.js';
 import { TestClient } from '../ws-harness.js';
 
 /**
@@ -36,6 +36,7 @@ const report = (what: string, ms: number) =>
 let redis: RedisService;
 let postgres: TestPostgres;
 let upstream: FakeUpstream;
+let services: ClusterServices | undefined;
 let dir: string;
 let countFile: string;
 const instances: Array<{ child: ChildProcess; url: string; output(): string }> = [];
@@ -98,11 +99,8 @@ beforeAll(async () => {
       mcpServers: { counting: fixtureServer('counting-server', { COUNT_FILE: countFile }) },
     }),
   );
-  [redis, postgres, upstream] = await Promise.all([
-    startRedis(),
-    startPostgres(),
-    startFakeUpstream(() => replies.shift() ?? { status: 500, body: 'no reply scripted' }),
-  ]);
+  services = await startClusterServices(replies);
+  ({ redis, postgres, upstream } = services);
   instances.push(...(await Promise.all([startInstance(), startInstance()])));
 }, 60_000);
 
@@ -110,9 +108,7 @@ afterAll(async () => {
   if (process.env.FAILOVER_LOGS) for (const instance of instances) console.log(instance.output());
   for (const client of clients) client.socket.terminate();
   for (const instance of instances) instance.child.kill('SIGKILL');
-  await upstream?.close();
-  await redis?.stop();
-  await postgres?.stop();
+  await services?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 

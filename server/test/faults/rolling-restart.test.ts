@@ -13,11 +13,11 @@ import { join } from 'node:path';
 import type { ChatMessage } from '@aalis/protocol';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startCli } from '../cli-harness.js';
-import { clusterEnv } from '../cluster-env.js';
-import { startFakeUpstream, type FakeUpstream, type Reply } from '../fake-upstream.js';
+import { clusterEnv, startClusterServices, type ClusterServices } from '../cluster-env.js';
+import type { FakeUpstream, Reply } from '../fake-upstream.js';
 import { slowText } from '../scripted-replies.js';
-import { startPostgres, type TestPostgres } from '../services/postgres.js';
-import { startRedis, type RedisService } from '../services/redis.js';
+import type { TestPostgres } from '../services/postgres.js';
+import type { RedisService } from '../services/redis.js';
 import { TestClient } from '../ws-harness.js';
 
 interface Instance {
@@ -29,6 +29,7 @@ interface Instance {
 let redis: RedisService;
 let postgres: TestPostgres;
 let upstream: FakeUpstream;
+let services: ClusterServices | undefined;
 let dir: string;
 const instances: Instance[] = [];
 const replies: Reply[] = [];
@@ -80,20 +81,15 @@ async function endOf(tab: TestClient, from: number, sessionId: string, key: stri
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'aalis-rolling-'));
-  [redis, postgres, upstream] = await Promise.all([
-    startRedis(),
-    startPostgres(),
-    startFakeUpstream(() => replies.shift() ?? { status: 500, body: 'no reply scripted' }),
-  ]);
+  services = await startClusterServices(replies);
+  ({ redis, postgres, upstream } = services);
   instances.push(...(await Promise.all([startInstance(), startInstance(), startInstance()])));
 }, 60_000);
 
 afterAll(async () => {
   for (const client of clients) client.socket.terminate();
   for (const instance of instances) instance.child.kill('SIGKILL');
-  await upstream?.close();
-  await redis?.stop();
-  await postgres?.stop();
+  await services?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
