@@ -173,7 +173,11 @@ export class AalisChat extends LitElement {
     },
     () => loadLexer(),
   );
-  readonly #stop = new StopRequest(this, (frame) => this.#connection.send(frame));
+  readonly #stop = new StopRequest(
+    this,
+    () => this.view,
+    (frame) => this.#connection.send(frame),
+  );
   readonly #scroll = new StickToBottom(this, () => this.renderRoot.querySelector<HTMLElement>('.transcript'));
   // Not `#`: `requestUpdate` reads it from Lit's constructor, before the fields exist.
   private readonly pacing = new RenderPacing(this);
@@ -302,7 +306,7 @@ export class AalisChat extends LitElement {
    * (its instance may have died with the first one unread), until the turn ends.
    */
   abort(): void {
-    this.#stop.press(this.view);
+    this.#stop.press();
   }
 
   /** Forgets this session and starts a new, empty one. */

@@ -8,53 +8,45 @@
  * another turn begins. A controller in the composer's way: state, and its host asked to
  * render; no lifecycle of its own.
  *
- * The turn is known by its question, the last message of the history while it runs: a
- * `ready` whose history ends with anything else (the answer, stored meanwhile; a newer
- * question, asked from another tab; another conversation) means the stopped turn is over,
- * and a turn resumed after it is not the one the visitor stopped.
+ * The turn is known by its question, the last message of the history while it runs: the
+ * Stop is pending while the view (the protocol reducer's) has a turn running and that
+ * question ends its history. A `ready` whose history ends with anything else (the answer,
+ * stored meanwhile; a newer question, asked from another tab; another conversation), or the
+ * turn's `message`, means the stopped turn is over, and a turn resumed after it is not the
+ * one the visitor stopped.
  */
 import type { ReactiveControllerHost } from 'lit';
 import type { ChatView, ClientFrame, ServerFrame } from '@aalis/protocol/client';
 
 export class StopRequest {
-  /** The id of the stopped turn's question, while that turn may still run. */
+  /** The id of the stopped turn's question. */
   #question: string | undefined;
 
   constructor(
     private readonly host: ReactiveControllerHost,
+    private readonly view: () => ChatView,
     private readonly send: (frame: ClientFrame) => boolean,
   ) {}
 
-  /** A Stop waits for its turn to end: the stop button says so. */
+  /** The stopped turn still runs: the stop button says so. */
   get pending(): boolean {
-    return this.#question !== undefined;
+    const { turn, messages } = this.view();
+    return turn !== null && this.#question !== undefined && messages.at(-1)?.id === this.#question;
   }
 
   /** Stop pressed: sent now when a socket is open, and kept for the running turn either way. */
-  press(view: ChatView): void {
+  press(): void {
     this.send({ type: 'abort' });
-    const question = view.turn ? view.messages.at(-1)?.id : undefined;
-    if (question === undefined || question === this.#question) return;
-    this.#question = question;
+    const { turn, messages } = this.view();
+    this.#question = turn ? messages.at(-1)?.id : undefined;
     this.host.requestUpdate();
   }
 
-  /** Every frame the server sends. */
+  /** Every frame the server sends, once the view has it. */
   receive(frame: ServerFrame): void {
-    if (this.#question === undefined) return;
     // The stopped turn runs on: a reconnect's `ready` kept the Stop (it ended with the
     // question), or an instance said silent is back. Said again even when the first one
     // went out: its instance may have died with it unread, and a second Stop is harmless.
-    if (frame.type === 'stream_resume') this.send({ type: 'abort' });
-    else if (
-      frame.type === 'ready'
-        ? frame.messages.at(-1)?.id !== this.#question
-        : frame.type === 'message' ||
-          frame.type === 'user_message' ||
-          (frame.type === 'error' && frame.sessionId !== undefined)
-    ) {
-      this.#question = undefined;
-      this.host.requestUpdate();
-    }
+    if (frame.type === 'stream_resume' && this.pending) this.send({ type: 'abort' });
   }
 }
