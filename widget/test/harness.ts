@@ -142,6 +142,28 @@ export const userMessage = (text = 'hi', fields: object = {}) => ({
     ...fields,
   },
 });
+/** A `stream_resume` of the test session: the running turn's text so far; `fields` add to it or replace. */
+export const resumeFrame = (text: string, fields: object = {}) => ({
+  type: 'stream_resume',
+  sessionId: SESSION,
+  serverTime: Date.now(),
+  parts: [{ type: 'text', text }],
+  toolCallsProgress: [],
+  ...fields,
+});
+/** The turn's end (`message`): a complete assistant answer; `fields` go into its message (an id, a status). */
+export const answerFrame = (text: string, fields: object = {}) => ({
+  type: 'message',
+  sessionId: SESSION,
+  message: {
+    id: `a-${Math.random()}`,
+    role: 'assistant',
+    parts: [{ type: 'text', text }],
+    createdAt: Date.now(),
+    status: 'complete',
+    ...fields,
+  },
+});
 export const progress = (index: number, name: string, charsAccumulated: number) => ({
   type: 'stream',
   sessionId: SESSION,

@@ -5,7 +5,7 @@
  */
 import { expect } from '@open-wc/testing';
 import { LONG_TEXT } from '../src/markdown/render.js';
-import { mount, SESSION, text, until } from './harness.js';
+import { mount, resumeFrame, text, until } from './harness.js';
 
 /** About 60 KB of numbered paragraphs, with a code block of blank lines in the middle. */
 function longAnswer(): string {
@@ -16,14 +16,6 @@ function longAnswer(): string {
   paragraphs.splice(60, 0, '```js\nconst a = 1;\n\nconst b = 2;\n```');
   return paragraphs.join('\n\n');
 }
-
-const resume = (answer: string) => ({
-  type: 'stream_resume',
-  sessionId: SESSION,
-  serverTime: Date.now(),
-  parts: [{ type: 'text', text: answer }],
-  toolCallsProgress: [],
-});
 
 /** The numbers of the paragraphs shown, in order. */
 const shownParagraphs = (bubble: Element): number[] =>
@@ -37,7 +29,7 @@ describe('a long text restored by a reload', () => {
     const answer = longAnswer();
     expect(answer.length).to.be.greaterThan(LONG_TEXT * 3);
     const { frames, shadow } = await mount();
-    await frames(resume(answer));
+    await frames(resumeFrame(answer));
     const bubble = shadow.querySelector('.bubble.streaming')!;
     const scroller = shadow.querySelector<HTMLElement>('.transcript')!;
     const first = shownParagraphs(bubble);
@@ -60,7 +52,7 @@ describe('a long text restored by a reload', () => {
   it('takes text streamed after the reload at its end while the start is still coming', async () => {
     const answer = longAnswer();
     const { frames, shadow } = await mount();
-    await frames(resume(answer), text('\n\nParagraph 121. Written after the reload.'));
+    await frames(resumeFrame(answer), text('\n\nParagraph 121. Written after the reload.'));
     const bubble = shadow.querySelector('.bubble.streaming')!;
     expect(shownParagraphs(bubble).includes(1)).to.equal(false);
     await until(() => shownParagraphs(bubble).length === 121);
@@ -70,7 +62,7 @@ describe('a long text restored by a reload', () => {
   it('never holds back the start of a text that grew while the reader watched', async () => {
     const answer = longAnswer();
     const { frames, shadow } = await mount();
-    await frames(resume(''));
+    await frames(resumeFrame(''));
     const bubble = shadow.querySelector('.bubble.streaming')!;
     for (let sent = 0; sent < answer.length; sent += 4_000) {
       await frames(text(answer.slice(sent, sent + 4_000)));

@@ -2,6 +2,7 @@ import { expect } from '@open-wc/testing';
 import { registerLocale } from '../src/index.js';
 import {
   SESSION,
+  answerFrame,
   cards,
   done,
   mount,
@@ -96,17 +97,7 @@ describe('what the transcript shows', () => {
     let received: unknown;
     el.addEventListener('aalis-message', (e) => (received = e.detail.message));
     await frames(userMessage(), text('Partial'));
-    await frames({
-      type: 'message',
-      sessionId: SESSION,
-      message: {
-        id: 'a1',
-        role: 'assistant',
-        parts: [{ type: 'text', text: 'Partial' }],
-        createdAt: 1,
-        status: 'aborted',
-      },
-    });
+    await frames(answerFrame('Partial', { id: 'a1', createdAt: 1, status: 'aborted' }));
     expect(shadow.querySelector('.streaming')).to.equal(null);
     expect(shadow.querySelector('[data-id="a1"]')!.textContent).to.contain('Stopped.');
     expect(received).to.have.property('id', 'a1');

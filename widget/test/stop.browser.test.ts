@@ -9,9 +9,10 @@
  */
 import { expect } from '@open-wc/testing';
 import {
-  SESSION,
+  answerFrame,
   mount,
   readyFrame,
+  resumeFrame,
   text,
   until,
   userMessage,
@@ -20,33 +21,22 @@ import {
 } from './harness.js';
 
 const question = userMessage('Write the quarterly report', { id: 'q1' });
-const resume = (words: string) => ({
-  type: 'stream_resume',
-  sessionId: SESSION,
-  serverTime: Date.now(),
-  parts: [{ type: 'text', text: words }],
-  toolCallsProgress: [],
-});
-const answer = (id: string, status: 'complete' | 'aborted') => ({
-  type: 'message',
-  sessionId: SESSION,
-  message: {
-    id,
-    role: 'assistant',
-    parts: [{ type: 'text', text: 'The report' }],
-    createdAt: Date.now(),
-    status,
-  },
-});
+const stopped = answerFrame('The report', { id: 'a1', status: 'aborted' });
+const next = userMessage('And the next quarter?', { id: 'q2' });
+/** What a reconnect finds: the stopped turn answered, and a later question (from another tab) running. */
+const nextRunning = () => [
+  readyFrame({ messages: [question.message, stopped.message, next.message] }),
+  resumeFrame('Next quarter'),
+];
 const aborts = (socket: FakeSocket) => socket.sent.filter((f) => f.type === 'abort');
 const stopButton = (m: Mounted) => m.shadow.querySelector<HTMLButtonElement>('[part~="stop-button"]');
 
 /** The current socket drops (the instance died); resolves once the next one said hello. */
 async function reconnect(m: Mounted): Promise<FakeSocket> {
-  const next = m.sockets.length;
+  const at = m.sockets.length;
   m.socket.close(1006);
-  await until(() => m.sockets[next]?.sent.length === 1);
-  return m.sockets[next]!;
+  await until(() => m.sockets[at]?.sent.length === 1);
+  return m.sockets[at]!;
 }
 
 describe('Stop survives the instance that runs the turn', () => {
@@ -63,27 +53,23 @@ describe('Stop survives the instance that runs the turn', () => {
     // The instance dies with the Stop unread; another one has the turn still running.
     const second = await reconnect(m);
     expect(aborts(second)).to.have.length(0);
-    await m.frames(readyFrame({ messages: [question.message] }), resume('Quarter one was strong'));
+    await m.frames(readyFrame({ messages: [question.message] }), resumeFrame('Quarter one was strong'));
     expect(second.sent.at(-1)).to.deep.equal({ type: 'abort' });
     expect(aborts(second)).to.have.length(1);
     expect(stopButton(m)!.dataset.state).to.equal('stopping');
 
     // Dropped again before that instance ended the turn: said to the next one too.
     const third = await reconnect(m);
-    await m.frames(readyFrame({ messages: [question.message] }), resume('Quarter one was strong'));
+    await m.frames(readyFrame({ messages: [question.message] }), resumeFrame('Quarter one was strong'));
     expect(aborts(third)).to.have.length(1);
 
     // The turn ends, stopped: nothing more to say, and the button is Send again.
-    await m.frames(answer('a1', 'aborted'));
+    await m.frames(stopped);
     expect(stopButton(m)).to.equal(null);
     expect(m.shadow.querySelector('[part~="send-button"]')).to.exist;
     // A later reconnect resumes another turn (asked from another tab): never stopped.
     const fourth = await reconnect(m);
-    const next = userMessage('And the next quarter?', { id: 'q2' });
-    await m.frames(
-      readyFrame({ messages: [question.message, answer('a1', 'aborted').message, next.message] }),
-      resume('Next quarter'),
-    );
+    await m.frames(...nextRunning());
     expect(aborts(fourth)).to.have.length(0);
     expect(stopButton(m)!.dataset.state).to.equal(undefined);
     expect(stopButton(m)!.textContent!.trim()).to.equal('Stop');
@@ -100,7 +86,7 @@ describe('Stop survives the instance that runs the turn', () => {
     expect(stopButton(m)!.dataset.state).to.equal('stopping');
 
     await until(() => m.sockets[1]?.sent.length === 1);
-    await m.frames(readyFrame({ messages: [question.message] }), resume('Quarter one was strong'));
+    await m.frames(readyFrame({ messages: [question.message] }), resumeFrame('Quarter one was strong'));
     expect(aborts(m.sockets[1]!)).to.have.length(1);
   });
 
@@ -111,11 +97,7 @@ describe('Stop survives the instance that runs the turn', () => {
 
     // The reconnect finds the stopped turn answered, and another question running.
     const second = await reconnect(m);
-    const next = userMessage('And the next quarter?', { id: 'q2' });
-    await m.frames(
-      readyFrame({ messages: [question.message, answer('a1', 'aborted').message, next.message] }),
-      resume('Next quarter'),
-    );
+    await m.frames(...nextRunning());
     expect(aborts(second)).to.have.length(0);
     expect(stopButton(m)!.dataset.state).to.equal(undefined);
 
@@ -123,7 +105,7 @@ describe('Stop survives the instance that runs the turn', () => {
     stopButton(m)!.click();
     expect(aborts(second)).to.have.length(1);
     const third = await reconnect(m);
-    await m.frames(readyFrame({ messages: [next.message, answer('a2', 'complete').message] }));
+    await m.frames(readyFrame({ messages: [next.message, answerFrame('The next report').message] }));
     expect(aborts(third)).to.have.length(0);
     expect(stopButton(m)).to.equal(null);
   });

@@ -3,9 +3,11 @@ import { expect } from '@open-wc/testing';
 import {
   SESSION,
   announced,
+  answerFrame,
   fakeClock,
   mount,
   progress,
+  resumeFrame,
   retrying,
   statusLine,
   text,
@@ -132,17 +134,7 @@ describe('the turn status line', () => {
       expect(await statusLine(shadow)).to.equal('Saving the answer: trying again in 2 s (attempt 3)');
 
       // Stored: the ordinary message ends the turn, and the line goes.
-      await frames({
-        type: 'message',
-        sessionId: SESSION,
-        message: {
-          id: 'a1',
-          role: 'assistant',
-          parts: [{ type: 'text', text: 'The whole answer.' }],
-          createdAt: Date.now(),
-          status: 'complete',
-        },
-      });
+      await frames(answerFrame('The whole answer.'));
       expect(shadow.querySelector('aalis-turn-status')).to.equal(null);
       expect(shadow.querySelector('.bubble.assistant:not(.streaming)')!.textContent).to.contain(
         'The whole answer.',
@@ -168,14 +160,12 @@ describe('the turn status line', () => {
       expect(await statusLine(shadow)).to.equal('The server running this answer is not responding… 5 s');
 
       // A tab that joins while the answer waits to be stored: stream_resume has it, with the status.
-      await frames({
-        type: 'stream_resume',
-        sessionId: SESSION,
-        serverTime: serverNow + 5_200,
-        parts: [{ type: 'text', text: 'The whole answer.' }],
-        toolCallsProgress: [],
-        turnStatus: { state: 'saving', attempt: 4, retryInMs: 8_000, since: serverNow + 2_200 },
-      });
+      await frames(
+        resumeFrame('The whole answer.', {
+          serverTime: serverNow + 5_200,
+          turnStatus: { state: 'saving', attempt: 4, retryInMs: 8_000, since: serverNow + 2_200 },
+        }),
+      );
       expect(await statusLine(shadow)).to.equal('Saving the answer: trying again in 5 s (attempt 4)');
       expect(shadow.querySelector('.bubble.assistant.streaming')!.textContent).to.contain(
         'The whole answer.',
