@@ -6,6 +6,7 @@ export * from './server-frames.js';
 export * from './decode.js';
 export * from './reducer.js';
 export * from './progress-only.js';
+export * from './argument-text.js';
 export * from './clock.js';
 export * from './versions.js';
 export * from './image-type.js';

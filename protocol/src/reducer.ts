@@ -195,17 +195,23 @@ function applyStream(turn: TurnView, frame: StreamFrame, now: number): TurnView 
     toolCallsProgress = NO_PROGRESS;
   }
   if (frame.toolCallProgress) {
-    const { index, name, charsAccumulated } = frame.toolCallProgress;
+    const { index, name, charsAccumulated, callId, argumentsDelta } = frame.toolCallProgress;
     const known = toolCallsProgress.get(index);
     const next = new Map(toolCallsProgress);
-    next.set(index, {
+    const entry: ToolCallProgressEntry = {
       index,
-      // A fragment without the name never takes back one already known.
+      // A fragment without the name (or the id) never takes back one already known.
       name: name || (known?.name ?? ''),
       charsAccumulated,
       startedAt: known?.startedAt ?? now,
       updatedAt: now,
-    });
+    };
+    const id = callId || known?.callId;
+    if (id) entry.callId = id;
+    const written =
+      argumentsDelta === undefined ? known?.arguments : (known?.arguments ?? '') + argumentsDelta;
+    if (written !== undefined) entry.arguments = written;
+    next.set(index, entry);
     toolCallsProgress = next;
   }
   if (frame.usage) usage = addUsage(usage, frame.usage);

@@ -29,6 +29,14 @@ export const ToolCallProgressSchema = v.object({
   name: v.string(),
   /** Length of the arguments text so far, in UTF-16 units; absolute, not a delta. */
   charsAccumulated: CountSchema,
+  /** The call's id, once the model has given it: the same `callId` its `tool_execute` frames carry. */
+  callId: v.optional(v.string()),
+  /**
+   * This fragment's argument text. Between the server's own parts only (the agent, the
+   * session buffer, other instances, the AG-UI endpoint): a WebSocket client never gets it
+   * (`withoutArgumentText`), so the arguments cross the socket once, with `tool_execute`.
+   */
+  argumentsDelta: v.optional(v.string()),
 });
 export type ToolCallProgress = v.InferOutput<typeof ToolCallProgressSchema>;
 
@@ -64,7 +72,15 @@ export type ChatStreamChunk = v.InferOutput<typeof ChatStreamChunkSchema>;
 
 /** A progress entry as the server's stream buffer keeps it, and as `stream_resume` sends it. */
 export const ToolCallProgressEntrySchema = v.object({
-  ...ToolCallProgressSchema.entries,
+  index: ToolCallProgressSchema.entries.index,
+  name: ToolCallProgressSchema.entries.name,
+  charsAccumulated: ToolCallProgressSchema.entries.charsAccumulated,
+  callId: ToolCallProgressSchema.entries.callId,
+  /**
+   * The arguments written so far, the fragments' `argumentsDelta` joined: kept by the server
+   * (a client that rejoins through the AG-UI endpoint gets them), never sent on the socket.
+   */
+  arguments: v.optional(v.string()),
   /** When this index was first seen. Kept across updates, so elapsed time continues. */
   startedAt: TimestampSchema,
   /** When this index last changed; a client tells a stalled model by it. */

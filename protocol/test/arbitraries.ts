@@ -74,14 +74,28 @@ const turnStatus = {
   retryInMs: count,
 };
 
-const progress = fc.record({ index: count, name: fc.string(), charsAccumulated: count });
-const entry = fc.record({
-  index: count,
-  name: fc.string(),
-  charsAccumulated: count,
-  startedAt: time,
-  updatedAt: time,
-});
+const progress = fc.record(
+  {
+    index: count,
+    name: fc.string(),
+    charsAccumulated: count,
+    callId: fc.string(),
+    argumentsDelta: fc.string(),
+  },
+  { requiredKeys: ['index', 'name', 'charsAccumulated'] },
+);
+const entry = fc.record(
+  {
+    index: count,
+    name: fc.string(),
+    charsAccumulated: count,
+    callId: fc.string(),
+    arguments: fc.string(),
+    startedAt: time,
+    updatedAt: time,
+  },
+  { requiredKeys: ['index', 'name', 'charsAccumulated', 'startedAt', 'updatedAt'] },
+);
 
 const approval = fc.record(
   {

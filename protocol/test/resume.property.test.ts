@@ -62,6 +62,23 @@ const frameArb: fc.Arbitrary<ViewFrame> = fc.oneof(
   { weight: 4, arbitrary: delta.map(text) },
   { weight: 3, arbitrary: delta.map(reasoning) },
   { weight: 8, arbitrary: fc.tuple(index, toolName, fc.nat(5000)).map(([i, n, c]) => progress(i, n, c)) },
+  {
+    // A fragment with its id and argument text, as the server's own parts carry it.
+    weight: 4,
+    arbitrary: fc
+      .tuple(index, toolName, fc.nat(5000), fc.option(callId, { nil: undefined }), delta)
+      .map(([i, n, c, id, d]) =>
+        stream({
+          toolCallProgress: {
+            index: i,
+            name: n,
+            charsAccumulated: c,
+            argumentsDelta: d,
+            ...(id ? { callId: id } : {}),
+          },
+        }),
+      ),
+  },
   { weight: 2, arbitrary: fc.option(usageArb, { nil: undefined }).map(done) },
   { weight: 1, arbitrary: usageArb.map((u) => stream({ usage: u })) },
   {

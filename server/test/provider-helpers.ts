@@ -33,8 +33,25 @@ export async function drain(
   }
 }
 
+/** What each progress chunk shows on a card: its index, name and count (not the id and text it carries for the server). */
 export const progressOf = (chunks: ChatStreamChunk[]): ToolCallProgress[] =>
-  chunks.flatMap((c) => (c.toolCallProgress ? [c.toolCallProgress] : []));
+  chunks.flatMap((c) =>
+    c.toolCallProgress
+      ? [
+          {
+            index: c.toolCallProgress.index,
+            name: c.toolCallProgress.name,
+            charsAccumulated: c.toolCallProgress.charsAccumulated,
+          },
+        ]
+      : [],
+  );
+
+/** The argument text the progress chunks of one index carried, joined: what an AG-UI client is streamed. */
+export const argumentTextOf = (chunks: ChatStreamChunk[], index: number): string =>
+  chunks
+    .map((c) => (c.toolCallProgress?.index === index ? (c.toolCallProgress.argumentsDelta ?? '') : ''))
+    .join('');
 
 export const textOf = (chunks: ChatStreamChunk[], key: 'contentDelta' | 'reasoningDelta'): string =>
   chunks.map((c) => c[key] ?? '').join('');
@@ -103,6 +120,12 @@ export function expectRound(chunks: ChatStreamChunk[], expected: ExpectedRound, 
   for (const call of done.toolCalls ?? []) {
     expect(call.id).toMatch(callId);
     expect(() => JSON.parse(call.arguments)).not.toThrow();
+    // The fragments' text adds up to the call, and every fragment after the first names its id.
+    expect(argumentTextOf(chunks, call.index)).toBe(call.arguments);
+    const ids = chunks.flatMap((c) =>
+      c.toolCallProgress?.index === call.index ? [c.toolCallProgress.callId] : [],
+    );
+    expect(ids.at(-1)).toBe(call.id);
   }
   expect(chunks.filter((c) => c.done)).toHaveLength(1);
   expect(chunks.slice(0, -1).every((c) => Object.keys(c).length === 1)).toBe(true);

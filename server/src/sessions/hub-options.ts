@@ -44,6 +44,12 @@ export interface Peer {
    * send back (the connection's bot challenge: `challenge_required`), or undefined.
    */
   clearance?(): Promise<PeerRefusal | undefined>;
+  /**
+   * Whether it is sent a tool call's argument text while the model writes it (progress'
+   * `argumentsDelta`, a resumed card's `arguments`): the AG-UI endpoint, whose clients get
+   * every fragment. A WebSocket client is not: its arguments come once, with the call's start.
+   */
+  readonly argumentText?: boolean;
   /** Sends one frame; `text` is its JSON, made once for every peer of a broadcast. */
   deliver(frame: ServerFrame, text: string): void;
 }

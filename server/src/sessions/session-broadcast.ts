@@ -3,8 +3,16 @@
  * turned into JSON once for every peer, folded into the session's stream buffer by the
  * protocol reducer (the view a tab that joins mid-turn resumes from), and, when this
  * instance runs the session's turn, published under its lease for the other instances.
+ * A tool call's argument text while it is written goes to the buffer, the other instances
+ * and the peers that asked for it (the AG-UI endpoint); the others get the frame without it.
  */
-import { reduce, snapshot, type ServerFrame, type StreamResumeFrame } from '@aalis/protocol';
+import {
+  reduce,
+  snapshot,
+  withoutArgumentText,
+  type ServerFrame,
+  type StreamResumeFrame,
+} from '@aalis/protocol';
 import type { SessionCoordination } from './coordination.js';
 import type { Peer } from './hub-options.js';
 import type { Session, SessionRegistry } from './session-registry.js';
@@ -48,7 +56,14 @@ export class SessionBroadcast {
     const view = reduce(session.view, frame, this.now());
     // History is the store's job: the buffer keeps only the running turn, so it stays small.
     session.view = view.messages.length ? { ...view, messages: [] } : view;
-    for (const peer of session.peers) peer.deliver(frame, text);
+    let lean: { frame: ServerFrame; text: string } | undefined;
+    for (const peer of session.peers) {
+      if (peer.argumentText) peer.deliver(frame, text);
+      else {
+        lean ??= leanOf(frame, text);
+        peer.deliver(lean.frame, lean.text);
+      }
+    }
     return text;
   }
 
@@ -59,6 +74,13 @@ export class SessionBroadcast {
 
   /** One frame for one peer (its `ready`, a refusal, a page of history). */
   toPeer(peer: Peer, frame: ServerFrame): void {
-    peer.deliver(frame, JSON.stringify(frame));
+    const sent = peer.argumentText ? frame : withoutArgumentText(frame);
+    peer.deliver(sent, JSON.stringify(sent));
   }
+}
+
+/** The frame without argument text, and its JSON: the same text when it had none. */
+function leanOf(frame: ServerFrame, text: string): { frame: ServerFrame; text: string } {
+  const lean = withoutArgumentText(frame);
+  return lean === frame ? { frame, text } : { frame: lean, text: JSON.stringify(lean) };
 }

@@ -44,7 +44,14 @@ export class ToolCallAccumulator {
     const args = fragment.function?.arguments;
     if (args) call.arguments += args;
     this.#mostRecent = call;
-    return { index: call.index, name: call.name, charsAccumulated: call.arguments.length };
+    const progress: ToolCallProgress = {
+      index: call.index,
+      name: call.name,
+      charsAccumulated: call.arguments.length,
+    };
+    if (call.id) progress.callId = call.id;
+    if (args) progress.argumentsDelta = args;
+    return progress;
   }
 
   get size(): number {
