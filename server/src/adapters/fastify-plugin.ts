@@ -1,7 +1,8 @@
 /**
  * The Aalis chat server as a Fastify plugin, for a host to register in its own app: `GET
  * /ws` (the protocol) on @fastify/websocket, and the HTTP routes beside it (health,
- * metrics, `/origin-check`, the widget, images: transport/http-routes.ts, image-routes.ts).
+ * metrics, `/origin-check`, the widget, images, AG-UI: transport/http-routes.ts,
+ * image-routes.ts, ag-ui/ag-ui-routes.ts).
  * Admission, connections and their events are the transport core's (chat-endpoint.ts);
  * this only carries Fastify's requests and sockets to it.
  *
@@ -30,6 +31,7 @@ import { acceptWebSocket, handleSocketError } from '../transport/ws-socket.js';
 import { imageSetupOf, type ImageOptions } from '../images/attachments.js';
 import { registerImageRoutes } from '../transport/image-routes.js';
 import { registerAdminRoutes } from '../transport/admin-routes.js';
+import { registerAgUiRoutes } from '../transport/ag-ui/ag-ui-routes.js';
 
 export interface AalisChatOptions extends ChatServicesOptions, ChatEndpointOptions {
   /**
@@ -77,11 +79,8 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
   const { store, agent, hub, mcp, metrics, events } = services;
   await services.recovered;
   const widget = new WidgetFile(options.widgetFile ?? defaultWidgetFile());
-  const { chat, admit, clientIpOf, addressKeyOf, allowedOrigins, maxFrameBytes } = createChatEndpoint(
-    services,
-    options,
-    app.log,
-  );
+  const { chat, admit, clientIpOf, addressKeyOf, allowedOrigins, maxFrameBytes, connection, openSockets } =
+    createChatEndpoint(services, options, app.log);
   app.decorate('aalis', { hub, agent, store, widget, events, chat });
   // @fastify/websocket has one error handler for all sockets: it finds each one's here.
   const handlersOf = new WeakMap<WebSocket, SocketHandlers>();
@@ -149,6 +148,7 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
       pause: services.pause,
       guarded: hooks.guarded,
     });
+  registerAgUiRoutes(app, { hub, admit, connection, hooks, allowedOrigins, addressKeyOf, openSockets });
   registerWidgetRoutes(app, widget, hooks);
 };
 

@@ -89,6 +89,19 @@ export class SessionHub {
    * abuser no row. Rejects when the store cannot be read; the peer is then not bound.
    */
   async hello(peer: Peer, requestedId: string | undefined): Promise<string> {
+    return (await this.#bind(peer, requestedId, false))!;
+  }
+
+  /**
+   * `hello` for a session the client names (an AG-UI thread): one that does not exist yet
+   * is made under that id; one another visitor owns is refused (null), never swapped for a
+   * new one, since the client goes on using the id it named.
+   */
+  async helloNamed(peer: Peer, sessionId: string): Promise<string | null> {
+    return this.#bind(peer, sessionId, true);
+  }
+
+  async #bind(peer: Peer, requestedId: string | undefined, named: boolean): Promise<string | null> {
     const { store } = this.#settings;
     const owner = ownerKey(peer.visitor);
     // Another visitor's session is answered exactly as an unknown one: a new, empty
@@ -114,7 +127,8 @@ export class SessionHub {
     }
     const exists = live !== undefined || stored !== undefined;
     const known = exists && mayOpen(live ? live.owner : stored!, owner);
-    const sessionId = known ? requestedId! : newSessionId();
+    if (named && exists && !known) return null;
+    const sessionId = known || named ? requestedId! : newSessionId();
     // A stored session keeps its stored owner (null for one made before owners).
     const session = this.#registry.open(sessionId, known && !live ? stored! : owner);
     return this.#registry.holding(session, async () => {

@@ -10,6 +10,7 @@ import type { Logger } from '../util/logger.js';
 import { createAdmission, type Admit } from './admission.js';
 import type { ChatEvents } from './chat-events.js';
 import { createChatServer, type ChatServer } from './chat-server.js';
+import { defaultConnectionOptions, type ConnectionOptions } from './client-connection.js';
 import type { ClientIpOf } from './client-ip.js';
 import {
   DEFAULT_MAX_FRAME_BYTES,
@@ -37,6 +38,13 @@ export interface ChatEndpoint {
   allowedOrigins: readonly string[];
   /** Largest frame a client may send, for the socket library. */
   maxFrameBytes: number;
+  /**
+   * The connections' options as the chat server has them (token, visitor check, bot
+   * challenge, per-address sends): the AG-UI routes check their requests with the same ones.
+   */
+  connection: ConnectionOptions;
+  /** The per-address count of open connections, when per-IP limits are set. */
+  openSockets?: { opened(address: string): void; release(address: string): void };
 }
 
 export function createChatEndpoint(
@@ -47,10 +55,12 @@ export function createChatEndpoint(
   const ipSide = ipSideOf(options);
   const allowedOrigins = options.allowedOrigins ?? [];
   const { hub, events, counters } = services;
+  // Once: the visitor check's failure counts and cached keys are shared by every connection.
+  const connection = { ...defaultConnectionOptions, ...connectionOptionsOf(options, ipSide, counters) };
   const chat = createChatServer({
     hub,
     events,
-    connection: connectionOptionsOf(options, ipSide, counters),
+    connection,
     logger,
     addressKeyOf: ipSide.keyOf,
     ...(ipSide.limits ? { openSockets: ipSide.limits } : {}),
@@ -69,5 +79,7 @@ export function createChatEndpoint(
     addressKeyOf: ipSide.keyOf,
     allowedOrigins,
     maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES,
+    connection,
+    ...(ipSide.limits ? { openSockets: ipSide.limits } : {}),
   };
 }

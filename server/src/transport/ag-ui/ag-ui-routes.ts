@@ -1,0 +1,276 @@
+/**
+ * AG-UI out (PROTOCOL.md section 6): the server as an agent any AG-UI client (CopilotKit,
+ * `HttpAgent`) can run. `POST /ag-ui` takes a `RunAgentInput` and streams the run's
+ * events; `GET /ag-ui/threads/{threadId}/stream` rejoins the thread's live run (what
+ * AG-UI itself lacks). A thread is an Aalis session, bound to its visitor exactly as on
+ * the socket; the Host, Origin and per-IP checks of the socket's admission, the
+ * per-address sends, the bot challenge and the budgets all apply.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { RunAgentInputSchema } from '@ag-ui/core/schemas';
+import {
+  ErrorCode,
+  Limits,
+  type ChatMessage,
+  type ServerFrame,
+  type StreamResumeFrame,
+} from '@aalis/protocol';
+import type { SessionHub } from '../../sessions/session-hub.js';
+import type { Admit } from '../admission.js';
+import type { ConnectionOptions } from '../client-connection.js';
+import type { RouteHooks } from '../http-routes.js';
+import { isOriginAllowed } from '../origin.js';
+import { AgUiRun } from './ag-ui-run.js';
+import { AgUiStream } from './ag-ui-stream.js';
+import { ANONYMOUS_KEY_HEADER, identifyAgUi } from './ag-ui-visitor.js';
+import { questionOf } from './run-input.js';
+
+export const AG_UI_PATH = '/ag-ui';
+export const AG_UI_REJOIN_PATH = '/ag-ui/threads/:threadId/stream';
+
+/** A thread id the server takes as a session id: what AG-UI clients make (UUIDs, nanoids). */
+const THREAD_ID = new RegExp(`^[A-Za-z0-9_.:-]{1,${Limits.sessionId}}$`);
+/** The largest `RunAgentInput` read: the client's own copy of the conversation rides along. */
+export const DEFAULT_AG_UI_BODY_BYTES = 1024 * 1024;
+
+export interface AgUiRoutesOptions {
+  hub: SessionHub;
+  admit: Admit;
+  /** The socket's connection options: the same visitor check, token, challenge and per-address sends. */
+  connection: ConnectionOptions;
+  hooks: RouteHooks;
+  allowedOrigins: readonly string[];
+  addressKeyOf: (ip: string) => string;
+  /** The per-address count of open connections: a stream holds a place as a socket does. */
+  openSockets?: { opened(address: string): void; release(address: string): void } | undefined;
+  maxBodyBytes?: number;
+}
+
+type Refusal = { status: number; code: string; message: string; headers?: Record<string, string> };
+
+export function registerAgUiRoutes(app: FastifyInstance, options: AgUiRoutesOptions): void {
+  const { hub, admit, connection, hooks, allowedOrigins } = options;
+  const live = new Set<{ stream: AgUiStream; run: AgUiRun | undefined }>();
+
+  // Shutdown: every run has ended with its turn (the hub's shutdown ends them first); a
+  // stream still open (a rejoin of a thread whose run ended on another instance) ends now.
+  app.addHook('preClose', async () => {
+    for (const { stream, run } of live) {
+      run?.fail(ErrorCode.ShuttingDown, 'the server is restarting: rejoin in a moment');
+      stream.end();
+    }
+  });
+
+  const refuse = (reply: FastifyReply, { status, code, message, headers = {} }: Refusal) =>
+    reply.code(status).headers(headers).send({ error: message, code });
+
+  /** Admission, CORS and the visitor: the stream ready to bind, or the answer already sent. */
+  const open = async (request: FastifyRequest, reply: FastifyReply) => {
+    const admission = await admit(request.raw, request.log);
+    if (!admission.ok) {
+      const { status, headers, contentType, body } = admission;
+      await reply.code(status).headers(headers).type(contentType).send(body);
+      return undefined;
+    }
+    corsHeaders(request, reply);
+    const { remoteAddress } = admission;
+    const address = remoteAddress === undefined ? undefined : options.addressKeyOf(remoteAddress);
+    const identity = await identifyAgUi(request.headers, connection, remoteAddress, request.log);
+    if (!identity.ok) {
+      await refuse(reply, { status: identity.status, code: 'unauthorized', message: identity.message });
+      return undefined;
+    }
+    const stream = new AgUiStream({
+      visitor: identity.visitor,
+      address,
+      accept: request.headers.accept,
+      challenge: connection.challenge,
+    });
+    return { stream, address };
+  };
+
+  /** Sends the head, then the events as they come; the per-address place is held meanwhile. */
+  const begin = (
+    reply: FastifyReply,
+    stream: AgUiStream,
+    address: string | undefined,
+    threadId: string,
+    onFrame: (frame: ServerFrame) => void,
+    run: () => AgUiRun | undefined,
+  ) => {
+    reply.hijack();
+    const anonymousKey = stream.visitor?.anonymousKey;
+    reply.raw.writeHead(200, {
+      ...(reply.getHeaders() as Record<string, string>),
+      'content-type': stream.contentType,
+      'cache-control': 'no-cache, no-transform',
+      // nginx buffers proxied answers unless told not to: events must go out as they come.
+      'x-accel-buffering': 'no',
+      ...(anonymousKey ? { [ANONYMOUS_KEY_HEADER]: anonymousKey } : {}),
+    });
+    if (address !== undefined) options.openSockets?.opened(address);
+    const entry = { stream, run: undefined as AgUiRun | undefined };
+    live.add(entry);
+    stream.attach(reply.raw, onFrame, () => {
+      live.delete(entry);
+      hub.leave(stream, threadId);
+      if (address !== undefined) options.openSockets?.release(address);
+    });
+    entry.run = run();
+  };
+
+  app.post(
+    AG_UI_PATH,
+    { onRequest: hooks.withHeaders, bodyLimit: options.maxBodyBytes ?? DEFAULT_AG_UI_BODY_BYTES },
+    async (request, reply) => {
+      const opened = await open(request, reply);
+      if (!opened) return reply;
+      const { stream, address } = opened;
+      const input = RunAgentInputSchema.safeParse(request.body);
+      if (!input.success)
+        return refuse(reply, { status: 400, code: ErrorCode.BadFrame, message: firstIssue(input.error) });
+      const { threadId, runId } = input.data;
+      if (!THREAD_ID.test(threadId))
+        return refuse(reply, {
+          status: 400,
+          code: ErrorCode.BadFrame,
+          message: `threadId: 1 to ${Limits.sessionId} of A-Z a-z 0-9 _ . : -`,
+        });
+      if (runId.length > Limits.clientMessageId)
+        return refuse(reply, {
+          status: 400,
+          code: ErrorCode.BadFrame,
+          message: `runId: at most ${Limits.clientMessageId} characters`,
+        });
+      const question = questionOf(input.data.messages);
+      if (typeof question !== 'string')
+        return refuse(reply, { status: 400, code: ErrorCode.BadFrame, message: question.error });
+      const sends = address === undefined ? undefined : await connection.ipSends?.take(address);
+      if (sends && !sends.ok) {
+        const retryAfter = String(Math.max(1, Math.ceil(sends.retryInMs / 1000)));
+        return refuse(reply, {
+          status: 429,
+          code: ErrorCode.RateLimited,
+          message: 'too many messages from this address: wait a moment',
+          headers: { 'retry-after': retryAfter },
+        });
+      }
+      if ((await hub.helloNamed(stream, threadId)) === null) {
+        stream.end();
+        return refuse(reply, {
+          status: 403,
+          code: 'not_yours',
+          message: 'this thread belongs to another visitor',
+        });
+      }
+      // Frames of another tab's turn, live when this one binds, are not this run's.
+      let ours = false;
+      const run = new AgUiRun(threadId, runId, (event) => stream.write(event), threadId);
+      begin(
+        reply,
+        stream,
+        address,
+        threadId,
+        (frame) => {
+          const mine = 'clientMessageId' in frame && frame.clientMessageId === runId;
+          if (frame.type === 'user_message' && mine) ours = true;
+          else if (ours || (frame.type === 'error' && mine)) run.frame(frame);
+          if (run.ended) stream.end();
+        },
+        () => run,
+      );
+      run.started();
+      // The newest user message is the turn; the runId is its client id, echoed on refusals.
+      await hub.send(stream, threadId, question, runId);
+      return reply;
+    },
+  );
+
+  app.get<{ Params: { threadId: string } }>(
+    AG_UI_REJOIN_PATH,
+    { onRequest: hooks.withHeaders },
+    async (request, reply) => {
+      const { threadId } = request.params;
+      if (!THREAD_ID.test(threadId))
+        return refuse(reply, { status: 404, code: 'not_found', message: 'no such thread' });
+      const opened = await open(request, reply);
+      if (!opened) return reply;
+      const { stream, address } = opened;
+      const bound = await hub.helloNamed(stream, threadId);
+      const waiting = stream.takeWaiting();
+      const ready = waiting.find((frame) => frame.type === 'ready');
+      // Unknown (made just now, empty) or another visitor's: the same answer, so ids cannot be probed.
+      if (bound === null || ready?.type !== 'ready' || !ready.resumed) {
+        hub.leave(stream, threadId);
+        stream.end();
+        return refuse(reply, { status: 404, code: 'not_found', message: 'no such thread' });
+      }
+      const resume = waiting.find((frame): frame is StreamResumeFrame => frame.type === 'stream_resume');
+      const later = waiting.slice(waiting.indexOf(resume ?? ready) + 1);
+      const run = new AgUiRun(
+        threadId,
+        liveRunId(ready.messages, threadId),
+        (e) => stream.write(e),
+        threadId,
+      );
+      begin(
+        reply,
+        stream,
+        address,
+        threadId,
+        (frame) => {
+          run.frame(frame);
+          if (run.ended) stream.end();
+        },
+        () => run,
+      );
+      run.rejoined(ready.messages, resume ?? null);
+      for (const frame of later) run.frame(frame);
+      if (run.ended) stream.end();
+      return reply;
+    },
+  );
+
+  // Preflights: the same origins as the socket; the headers an AG-UI client sends.
+  for (const path of [AG_UI_PATH, AG_UI_REJOIN_PATH]) {
+    app.options(path, { onRequest: hooks.guarded }, async (request, reply) => {
+      void reply.header('allow', path === AG_UI_PATH ? 'POST, OPTIONS' : 'GET, OPTIONS');
+      if (corsHeaders(request, reply)) {
+        void reply.headers({
+          'access-control-allow-methods': path === AG_UI_PATH ? 'POST' : 'GET',
+          'access-control-allow-headers': `authorization, content-type, accept, ${ANONYMOUS_KEY_HEADER}`,
+          'access-control-max-age': '7200',
+        });
+      }
+      return reply.code(204).send();
+    });
+  }
+
+  /** CORS for the pages allowed to open the socket (admission refused the others). */
+  function corsHeaders(request: FastifyRequest, reply: FastifyReply): boolean {
+    const { origin, host } = request.headers;
+    if (origin === undefined || !isOriginAllowed(origin, host, allowedOrigins)) return false;
+    void reply.headers({
+      'access-control-allow-origin': origin,
+      'access-control-expose-headers': ANONYMOUS_KEY_HEADER,
+      vary: 'origin',
+    });
+    return true;
+  }
+}
+
+/**
+ * The id a rejoin gives the live run: its question's (the history's newest user message),
+ * which every instance knows; the client's own runId is not kept.
+ */
+function liveRunId(messages: readonly ChatMessage[], threadId: string): string {
+  const question = messages.findLast((message) => message.role === 'user');
+  return question?.id ?? `${threadId}:none`;
+}
+
+function firstIssue(error: { issues: Array<{ path: PropertyKey[]; message: string }> }): string {
+  const issue = error.issues[0];
+  if (!issue) return 'not a RunAgentInput';
+  const at = issue.path.map(String).join('.');
+  return `RunAgentInput${at ? `.${at}` : ''}: ${issue.message}`.slice(0, 300);
+}

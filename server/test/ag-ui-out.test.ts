@@ -1,0 +1,303 @@
+/**
+ * AG-UI out: the official client (`HttpAgent` from @ag-ui/client) runs turns against a
+ * real server on a real port whose model is a fake upstream speaking Chat Completions
+ * bytes; every event the server emits must validate with @ag-ui/core's own schemas.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  HttpAgent,
+  runHttpRequest,
+  transformHttpEventStream,
+  type AgentSubscriber,
+  type HttpAgentConfig,
+} from '@ag-ui/client';
+import { EventType, type BaseEvent, type Message, type RunAgentInput } from '@ag-ui/core';
+import { EventSchemas } from '@ag-ui/core/schemas';
+import { SignJWT } from 'jose';
+import type { Observable } from 'rxjs';
+import { afterEach, describe, expect, test } from 'vitest';
+import { slowToolCall } from './scripted-replies.js';
+import { textAnswer } from './fake-upstream.js';
+import { startServer, type Harness } from './ws-harness.js';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const httpBase = (h: Harness) => h.url.replace(/^ws/, 'http').replace(/\/ws$/, '');
+
+/**
+ * `HttpAgent` with the rejoin AG-UI leaves to implementations: its `connect` (what
+ * `connectAgent()` runs) reads `GET /ag-ui/threads/{threadId}/stream` through the
+ * client's own SSE parsing and event checks.
+ */
+class RejoiningAgent extends HttpAgent {
+  constructor(
+    config: HttpAgentConfig,
+    private readonly base: string,
+  ) {
+    super(config);
+  }
+
+  protected override connect(input: RunAgentInput): Observable<BaseEvent> {
+    const url = `${this.base}/ag-ui/threads/${encodeURIComponent(input.threadId)}/stream`;
+    return transformHttpEventStream(
+      runHttpRequest(() =>
+        fetch(url, { method: 'GET', headers: { ...this.headers, accept: 'text/event-stream' } }),
+      ),
+    );
+  }
+}
+
+/** Every event a run gave, each checked against the official schema as it came. */
+function recorder(): { events: BaseEvent[]; subscriber: AgentSubscriber } {
+  const events: BaseEvent[] = [];
+  return {
+    events,
+    subscriber: {
+      onEvent: ({ event }) => {
+        const checked = EventSchemas.safeParse(event);
+        if (!checked.success)
+          throw new Error(`invalid AG-UI event ${JSON.stringify(event)}: ${checked.error.message}`);
+        events.push(event);
+      },
+    },
+  };
+}
+
+const userMessage = (content: string): Message => ({ id: randomUUID(), role: 'user', content });
+
+const argsOf = (events: BaseEvent[], toolCallId: string) =>
+  events
+    .filter(
+      (e) => e.type === EventType.TOOL_CALL_ARGS && (e as { toolCallId?: string }).toolCallId === toolCallId,
+    )
+    .map((e) => (e as unknown as { delta: string }).delta)
+    .join('');
+
+describe('POST /ag-ui', () => {
+  test('HttpAgent runs a turn with a tool call: one ARGS per fragment, the result, the answer, and the call in its messages', async () => {
+    const replies = slowToolCall(12, { delayMs: 5 });
+    // The fragments of arguments the model writes, read from its Chat Completions bytes.
+    const fragments = String(replies[0]!.body)
+      .split('\n\n')
+      .filter((event) => /"arguments":"[^"]/.test(event)).length;
+    harness = await startServer({ replies });
+    const agent = new HttpAgent({ url: `${httpBase(harness)}/ag-ui`, threadId: `thread-${randomUUID()}` });
+    agent.addMessage(userMessage('What time is it in Paris?'));
+    const { events, subscriber } = recorder();
+    const runId = `run-${randomUUID()}`;
+    await agent.runAgent({ runId }, subscriber);
+
+    const types = events.map((e) => e.type);
+    expect(types[0]).toBe(EventType.RUN_STARTED);
+    expect(types.at(-1)).toBe(EventType.RUN_FINISHED);
+    expect(events[0]).toMatchObject({ threadId: agent.threadId, runId });
+    expect(events.at(-1)).toMatchObject({ threadId: agent.threadId, runId });
+    // One TOOL_CALL_ARGS per fragment the model wrote, adding up to the call.
+    const sent = harness.upstream!.requests[1]!.body as {
+      messages: Array<{ tool_calls?: Array<{ function: { arguments: string } }> }>;
+    };
+    const upstreamArgs = JSON.parse(
+      sent.messages.flatMap((m) => m.tool_calls ?? [])[0]!.function.arguments,
+    ) as unknown;
+    expect(fragments).toBeGreaterThan(8);
+    expect(types.filter((t) => t === EventType.TOOL_CALL_ARGS)).toHaveLength(fragments);
+    expect(JSON.parse(argsOf(events, 'call_cluster'))).toEqual(upstreamArgs);
+    expect(types.indexOf(EventType.TOOL_CALL_START)).toBeLessThan(types.indexOf(EventType.TOOL_CALL_END));
+    expect(types.indexOf(EventType.TOOL_CALL_END)).toBeLessThan(types.indexOf(EventType.TOOL_CALL_RESULT));
+    const card = events.find((e) => e.type === EventType.CUSTOM) as unknown as {
+      name: string;
+      value: { startedAt: number };
+    };
+    expect(card.name).toBe('aalis.tool_call_card');
+    expect(card.value.startedAt).toBeGreaterThan(0);
+
+    const assistant = agent.messages.find((m) => m.role === 'assistant' && m.toolCalls?.length);
+    expect(assistant?.toolCalls?.[0]).toMatchObject({ id: 'call_cluster', function: { name: 'get_time' } });
+    expect(JSON.parse(assistant!.toolCalls![0]!.function.arguments)).toEqual(upstreamArgs);
+    expect(agent.messages.find((m) => m.role === 'tool')).toMatchObject({ toolCallId: 'call_cluster' });
+    expect(agent.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'It is noon in Paris.' });
+  });
+
+  test('a WebSocket tab of the same thread sees the turn without the argument text; the AG-UI stream gets it', async () => {
+    harness = await startServer({ replies: slowToolCall(8, { delayMs: 5 }) });
+    const threadId = `thread-${randomUUID()}`;
+    const agent = new HttpAgent({ url: `${httpBase(harness)}/ag-ui`, threadId });
+    agent.addMessage(userMessage('What time is it?'));
+    const { events, subscriber } = recorder();
+    const tab = await harness.connect();
+    // The thread does not exist until the run makes it: the tab joins once it does.
+    const ran = agent.runAgent({}, subscriber);
+    await until(() => events.some((e) => e.type === EventType.RUN_STARTED));
+    const ready = await tab.hello(threadId);
+    expect(ready.sessionId).toBe(threadId);
+    await ran;
+    await tab.next((f) => f.type === 'message');
+    const progress = tab.frames.flatMap((f) =>
+      f.type === 'stream' && f.toolCallProgress ? [f.toolCallProgress] : [],
+    );
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.every((p) => p.argumentsDelta === undefined)).toBe(true);
+    expect(argsOf(events, 'call_cluster').length).toBeGreaterThan(0);
+  });
+
+  test('a rejoin in the middle of the arguments yields the complete arguments, then the rest of the run', async () => {
+    harness = await startServer({ replies: slowToolCall(40, { delayMs: 25 }) });
+    const base = httpBase(harness);
+    const threadId = `thread-${randomUUID()}`;
+    const first = new HttpAgent({ url: `${base}/ag-ui`, threadId });
+    first.addMessage(userMessage('What time is it in Paris?'));
+    const firstRun = recorder();
+    const running = first.runAgent({}, firstRun.subscriber);
+    // Some of the arguments are written: the page reloads (a new client, same thread).
+    await until(() => firstRun.events.filter((e) => e.type === EventType.TOOL_CALL_ARGS).length >= 5);
+    const again = new RejoiningAgent({ url: `${base}/ag-ui`, threadId }, base);
+    const rejoin = recorder();
+    await again.connectAgent({}, rejoin.subscriber);
+    await running;
+
+    const types = rejoin.events.map((e) => e.type);
+    expect(types.slice(0, 2)).toEqual([EventType.RUN_STARTED, EventType.MESSAGES_SNAPSHOT]);
+    expect(types.at(-1)).toBe(EventType.RUN_FINISHED);
+    // The first ARGS after the rejoin holds everything written so far, in one event.
+    const firstArgs = rejoin.events.find((e) => e.type === EventType.TOOL_CALL_ARGS) as unknown as {
+      delta: string;
+    };
+    expect(firstArgs.delta.length).toBeGreaterThan(5);
+    expect(argsOf(rejoin.events, 'call_cluster')).toBe(argsOf(firstRun.events, 'call_cluster'));
+    const call = again.messages.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []))[0];
+    expect(JSON.parse(call!.function.arguments)).toEqual({ timezone: 'Europe/Paris' });
+    expect(again.messages.some((m) => m.role === 'tool' && m.toolCallId === 'call_cluster')).toBe(true);
+    expect(again.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'It is noon in Paris.' });
+  });
+
+  test('a rejoin of a thread with no live run gives its messages and finishes; an unknown thread is 404', async () => {
+    harness = await startServer({ replies: [{ body: textAnswer('Hello there.') }] });
+    const base = httpBase(harness);
+    const threadId = `thread-${randomUUID()}`;
+    const agent = new HttpAgent({ url: `${base}/ag-ui`, threadId });
+    agent.addMessage(userMessage('Hi'));
+    await agent.runAgent();
+    const again = new RejoiningAgent({ url: `${base}/ag-ui`, threadId }, base);
+    const { events, subscriber } = recorder();
+    await again.connectAgent({}, subscriber);
+    expect(events.map((e) => e.type)).toEqual([
+      EventType.RUN_STARTED,
+      EventType.MESSAGES_SNAPSHOT,
+      EventType.RUN_FINISHED,
+    ]);
+    expect(again.messages.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'Hi'],
+      ['assistant', 'Hello there.'],
+    ]);
+    const unknown = await fetch(`${base}/ag-ui/threads/never-made/stream`);
+    expect(unknown.status).toBe(404);
+  });
+
+  test('an upstream failure is RUN_ERROR, and the next run of the thread works', async () => {
+    harness = await startServer({
+      replies: [
+        { status: 400, body: '{"error":{"message":"bad request"}}' },
+        { body: textAnswer('Fine now.') },
+      ],
+    });
+    const threadId = `thread-${randomUUID()}`;
+    const agent = new HttpAgent({ url: `${httpBase(harness)}/ag-ui`, threadId });
+    agent.addMessage(userMessage('Hi'));
+    const { events, subscriber } = recorder();
+    await agent.runAgent({}, subscriber).catch(() => undefined);
+    expect(events.at(-1)).toMatchObject({ type: EventType.RUN_ERROR, code: 'upstream' });
+    agent.addMessage(userMessage('Again?'));
+    await agent.runAgent();
+    expect(agent.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Fine now.' });
+  });
+
+  test('bad input is a 400 that says what is wrong; a page from another origin is refused', async () => {
+    harness = await startServer({ allowedOrigins: ['https://shop.example'] });
+    const base = httpBase(harness);
+    const post = (body: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${base}/ag-ui`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+    const notInput = await post({ threadId: 't1' });
+    expect(notInput.status).toBe(400);
+    expect(((await notInput.json()) as { error: string }).error).toMatch(/^RunAgentInput\.runId/);
+    const noUser = await post({ threadId: 't1', runId: 'r1', messages: [], tools: [], context: [] });
+    expect(noUser.status).toBe(400);
+    expect(((await noUser.json()) as { error: string }).error).toMatch(/no user message/);
+    const badThread = await post({
+      threadId: 'a b',
+      runId: 'r1',
+      messages: [userMessage('hi')],
+      tools: [],
+      context: [],
+    });
+    expect(badThread.status).toBe(400);
+    const foreign = await post(
+      { threadId: 't1', runId: 'r1', messages: [userMessage('hi')], tools: [], context: [] },
+      { origin: 'https://evil.example' },
+    );
+    expect(foreign.status).toBe(403);
+    const preflight = await fetch(`${base}/ag-ui`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('https://shop.example');
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/authorization/);
+  });
+});
+
+describe('identity', () => {
+  const SECRET = 'a-shared-secret-of-at-least-32-bytes!!';
+  const tokenFor = (sub: string) =>
+    new SignJWT({ sub, exp: Math.floor(Date.now() / 1000) + 600 })
+      .setProtectedHeader({ alg: 'HS256' })
+      .sign(new TextEncoder().encode(SECRET));
+
+  test('no token when one is required is 401; another visitor never reads nor writes a thread that is not theirs', async () => {
+    harness = await startServer({
+      auth: { mode: 'required', secret: SECRET },
+      replies: [{ body: textAnswer('Alice’s answer.') }],
+    });
+    const base = httpBase(harness);
+    const threadId = `thread-${randomUUID()}`;
+    const run = (token?: string) => {
+      const agent = new HttpAgent({
+        url: `${base}/ag-ui`,
+        threadId,
+        ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}),
+      });
+      agent.addMessage(userMessage('Hello'));
+      return agent.runAgent();
+    };
+    await expect(run()).rejects.toThrow(/401/);
+    const alice = await tokenFor('alice');
+    await run(alice);
+    const bob = await tokenFor('bob');
+    await expect(run(bob)).rejects.toThrow(/403/);
+    const asBob = await fetch(`${base}/ag-ui/threads/${threadId}/stream`, {
+      headers: { authorization: `Bearer ${bob}` },
+    });
+    expect(asBob.status).toBe(404);
+    const asAlice = await fetch(`${base}/ag-ui/threads/${threadId}/stream`, {
+      headers: { authorization: `Bearer ${alice}` },
+    });
+    expect(asAlice.status).toBe(200);
+    expect(await asAlice.text()).toContain('Alice’s answer.');
+  });
+});
+
+/** Waits until `condition` holds, checking as events arrive (each check on a later turn of the loop). */
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
