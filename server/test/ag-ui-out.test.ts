@@ -4,21 +4,14 @@
  * bytes; every event the server emits must validate with @ag-ui/core's own schemas.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  HttpAgent,
-  runHttpRequest,
-  transformHttpEventStream,
-  type AgentSubscriber,
-  type HttpAgentConfig,
-} from '@ag-ui/client';
-import { EventType, type BaseEvent, type Message, type RunAgentInput } from '@ag-ui/core';
-import { EventSchemas } from '@ag-ui/core/schemas';
+import { HttpAgent } from '@ag-ui/client';
+import { EventType } from '@ag-ui/core';
 import { SignJWT } from 'jose';
-import type { Observable } from 'rxjs';
 import { afterEach, describe, expect, test } from 'vitest';
 import { slowToolCall } from './scripted-replies.js';
 import { textAnswer } from './fake-upstream.js';
 import { startServer, type Harness } from './ws-harness.js';
+import { RejoiningAgent, argsCount, argsOf, recorder, until, userMessage } from './ag-ui-client.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -27,55 +20,6 @@ afterEach(async () => {
 });
 
 const httpBase = (h: Harness) => h.url.replace(/^ws/, 'http').replace(/\/ws$/, '');
-
-/**
- * `HttpAgent` with the rejoin AG-UI leaves to implementations: its `connect` (what
- * `connectAgent()` runs) reads `GET /ag-ui/threads/{threadId}/stream` through the
- * client's own SSE parsing and event checks.
- */
-class RejoiningAgent extends HttpAgent {
-  constructor(
-    config: HttpAgentConfig,
-    private readonly base: string,
-  ) {
-    super(config);
-  }
-
-  protected override connect(input: RunAgentInput): Observable<BaseEvent> {
-    const url = `${this.base}/ag-ui/threads/${encodeURIComponent(input.threadId)}/stream`;
-    return transformHttpEventStream(
-      runHttpRequest(() =>
-        fetch(url, { method: 'GET', headers: { ...this.headers, accept: 'text/event-stream' } }),
-      ),
-    );
-  }
-}
-
-/** Every event a run gave, each checked against the official schema as it came. */
-function recorder(): { events: BaseEvent[]; subscriber: AgentSubscriber } {
-  const events: BaseEvent[] = [];
-  return {
-    events,
-    subscriber: {
-      onEvent: ({ event }) => {
-        const checked = EventSchemas.safeParse(event);
-        if (!checked.success)
-          throw new Error(`invalid AG-UI event ${JSON.stringify(event)}: ${checked.error.message}`);
-        events.push(event);
-      },
-    },
-  };
-}
-
-const userMessage = (content: string): Message => ({ id: randomUUID(), role: 'user', content });
-
-const argsOf = (events: BaseEvent[], toolCallId: string) =>
-  events
-    .filter(
-      (e) => e.type === EventType.TOOL_CALL_ARGS && (e as { toolCallId?: string }).toolCallId === toolCallId,
-    )
-    .map((e) => (e as unknown as { delta: string }).delta)
-    .join('');
 
 describe('POST /ag-ui', () => {
   test('HttpAgent runs a turn with a tool call: one ARGS per fragment, the result, the answer, and the call in its messages', async () => {
@@ -153,7 +97,7 @@ describe('POST /ag-ui', () => {
     const firstRun = recorder();
     const running = first.runAgent({}, firstRun.subscriber);
     // Some of the arguments are written: the page reloads (a new client, same thread).
-    await until(() => firstRun.events.filter((e) => e.type === EventType.TOOL_CALL_ARGS).length >= 5);
+    await until(() => argsCount(firstRun.events) >= 5);
     const again = new RejoiningAgent({ url: `${base}/ag-ui`, threadId }, base);
     const rejoin = recorder();
     await again.connectAgent({}, rejoin.subscriber);
@@ -172,6 +116,33 @@ describe('POST /ag-ui', () => {
     expect(JSON.parse(call!.function.arguments)).toEqual({ timezone: 'Europe/Paris' });
     expect(again.messages.some((m) => m.role === 'tool' && m.toolCallId === 'call_cluster')).toBe(true);
     expect(again.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'It is noon in Paris.' });
+  });
+
+  test('closing the stream leaves the turn running; POST .../stop stops it and closes the model request', async () => {
+    harness = await startServer({ replies: slowToolCall(200, { delayMs: 20 }) });
+    const base = httpBase(harness);
+    const threadId = `thread-${randomUUID()}`;
+    const agent = new HttpAgent({ url: `${base}/ag-ui`, threadId });
+    agent.addMessage(userMessage('What time is it?'));
+    const { events, subscriber } = recorder();
+    const running = agent.runAgent({}, subscriber).catch(() => undefined);
+    await until(() => argsCount(events) >= 3);
+    agent.abortRun();
+    await running;
+    // The turn goes on: a rejoin sees it live, with more arguments than before.
+    const again = new RejoiningAgent({ url: `${base}/ag-ui`, threadId }, base);
+    const rejoin = recorder();
+    const rejoined = again.connectAgent({}, rejoin.subscriber);
+    await until(() => argsCount(rejoin.events) >= 2);
+    const stopped = await fetch(`${base}/ag-ui/threads/${threadId}/stop`, { method: 'POST' });
+    expect(stopped.status).toBe(204);
+    await harness.upstream!.closedEarly;
+    await rejoined;
+    expect(rejoin.events.at(-1)).toMatchObject({
+      type: EventType.RUN_FINISHED,
+      outcome: { type: 'cancelled' },
+    });
+    expect((await fetch(`${base}/ag-ui/threads/unknown-thread/stop`, { method: 'POST' })).status).toBe(404);
   });
 
   test('a rejoin of a thread with no live run gives its messages and finishes; an unknown thread is 404', async () => {
@@ -292,12 +263,3 @@ describe('identity', () => {
     expect(await asAlice.text()).toContain('Alice’s answer.');
   });
 });
-
-/** Waits until `condition` holds, checking as events arrive (each check on a later turn of the loop). */
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}

@@ -2,7 +2,7 @@
  * AG-UI out (PROTOCOL.md section 6): the server as an agent any AG-UI client (CopilotKit,
  * `HttpAgent`) can run. `POST /ag-ui` takes a `RunAgentInput` and streams the run's
  * events; `GET /ag-ui/threads/{threadId}/stream` rejoins the thread's live run (what
- * AG-UI itself lacks). A thread is an Aalis session, bound to its visitor exactly as on
+ * AG-UI itself lacks), and `POST /ag-ui/threads/{threadId}/stop` stops it. A thread is an Aalis session, bound to its visitor exactly as on
  * the socket; the Host, Origin and per-IP checks of the socket's admission, the
  * per-address sends, the bot challenge and the budgets all apply.
  */
@@ -27,6 +27,7 @@ import { questionOf } from './run-input.js';
 
 export const AG_UI_PATH = '/ag-ui';
 export const AG_UI_REJOIN_PATH = '/ag-ui/threads/:threadId/stream';
+export const AG_UI_STOP_PATH = '/ag-ui/threads/:threadId/stop';
 
 /** A thread id the server takes as a session id: what AG-UI clients make (UUIDs, nanoids). */
 const THREAD_ID = new RegExp(`^[A-Za-z0-9_.:-]{1,${Limits.sessionId}}$`);
@@ -47,6 +48,7 @@ export interface AgUiRoutesOptions {
 }
 
 type Refusal = { status: number; code: string; message: string; headers?: Record<string, string> };
+const NOT_FOUND: Refusal = { status: 404, code: 'not_found', message: 'no such thread' };
 
 export function registerAgUiRoutes(app: FastifyInstance, options: AgUiRoutesOptions): void {
   const { hub, admit, connection, hooks, allowedOrigins } = options;
@@ -191,20 +193,13 @@ export function registerAgUiRoutes(app: FastifyInstance, options: AgUiRoutesOpti
     { onRequest: hooks.withHeaders },
     async (request, reply) => {
       const { threadId } = request.params;
-      if (!THREAD_ID.test(threadId))
-        return refuse(reply, { status: 404, code: 'not_found', message: 'no such thread' });
+      if (!THREAD_ID.test(threadId)) return refuse(reply, NOT_FOUND);
       const opened = await open(request, reply);
       if (!opened) return reply;
       const { stream, address } = opened;
-      const bound = await hub.helloNamed(stream, threadId);
-      const waiting = stream.takeWaiting();
-      const ready = waiting.find((frame) => frame.type === 'ready');
-      // Unknown (made just now, empty) or another visitor's: the same answer, so ids cannot be probed.
-      if (bound === null || ready?.type !== 'ready' || !ready.resumed) {
-        hub.leave(stream, threadId);
-        stream.end();
-        return refuse(reply, { status: 404, code: 'not_found', message: 'no such thread' });
-      }
+      const joined = await joinExisting(stream, threadId);
+      if (!joined) return refuse(reply, NOT_FOUND);
+      const { ready, waiting } = joined;
       const resume = waiting.find((frame): frame is StreamResumeFrame => frame.type === 'stream_resume');
       const later = waiting.slice(waiting.indexOf(resume ?? ready) + 1);
       const run = new AgUiRun(
@@ -231,13 +226,50 @@ export function registerAgUiRoutes(app: FastifyInstance, options: AgUiRoutesOpti
     },
   );
 
+  // Closing a run's stream leaves its turn running (a reload closes it too): this stops it.
+  app.post<{ Params: { threadId: string } }>(
+    AG_UI_STOP_PATH,
+    { onRequest: hooks.withHeaders },
+    async (request, reply) => {
+      const { threadId } = request.params;
+      if (!THREAD_ID.test(threadId)) return refuse(reply, NOT_FOUND);
+      const opened = await open(request, reply);
+      if (!opened) return reply;
+      const joined = await joinExisting(opened.stream, threadId);
+      if (!joined) return refuse(reply, NOT_FOUND);
+      hub.leave(opened.stream, threadId);
+      opened.stream.end();
+      hub.abort(threadId);
+      return reply.code(204).send();
+    },
+  );
+
+  /**
+   * Binds the stream to a thread that exists and is its visitor's, with the frames that
+   * came meanwhile (`ready` first); an unknown thread (made just now, empty) or another
+   * visitor's is refused alike (null, the stream unbound), so ids cannot be probed.
+   */
+  async function joinExisting(stream: AgUiStream, threadId: string) {
+    const bound = await hub.helloNamed(stream, threadId);
+    const waiting = stream.takeWaiting();
+    const ready = waiting.find((frame) => frame.type === 'ready');
+    if (bound !== null && ready?.type === 'ready' && ready.resumed) return { ready, waiting };
+    hub.leave(stream, threadId);
+    stream.end();
+    return null;
+  }
+
   // Preflights: the same origins as the socket; the headers an AG-UI client sends.
-  for (const path of [AG_UI_PATH, AG_UI_REJOIN_PATH]) {
+  for (const [path, method] of [
+    [AG_UI_PATH, 'POST'],
+    [AG_UI_REJOIN_PATH, 'GET'],
+    [AG_UI_STOP_PATH, 'POST'],
+  ] as const) {
     app.options(path, { onRequest: hooks.guarded }, async (request, reply) => {
-      void reply.header('allow', path === AG_UI_PATH ? 'POST, OPTIONS' : 'GET, OPTIONS');
+      void reply.header('allow', `${method}, OPTIONS`);
       if (corsHeaders(request, reply)) {
         void reply.headers({
-          'access-control-allow-methods': path === AG_UI_PATH ? 'POST' : 'GET',
+          'access-control-allow-methods': method,
           'access-control-allow-headers': `authorization, content-type, accept, ${ANONYMOUS_KEY_HEADER}`,
           'access-control-max-age': '7200',
         });
