@@ -112,6 +112,18 @@ describe('POST /ag-ui', () => {
     };
     expect(firstArgs.delta.length).toBeGreaterThan(5);
     expect(argsOf(rejoin.events, 'call_cluster')).toBe(argsOf(firstRun.events, 'call_cluster'));
+    // The card keeps its clock: the same start time live and after the rejoin.
+    const cardOf = (events: typeof rejoin.events) =>
+      (
+        events.find((e) => (e as { name?: string }).name === 'aalis.tool_call_card') as unknown as {
+          value: { startedAt: number; toolCallId: string };
+        }
+      ).value;
+    // (Live, the run stamps the card as its frame arrives, as every client does; the rejoin
+    // sends the session buffer's stamp: the same moment, give or take the delivery.)
+    const [live, resumed] = [cardOf(firstRun.events), cardOf(rejoin.events)];
+    expect(resumed.toolCallId).toBe(live.toolCallId);
+    expect(Math.abs(resumed.startedAt - live.startedAt)).toBeLessThanOrEqual(20);
     const call = again.messages.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []))[0];
     expect(JSON.parse(call!.function.arguments)).toEqual({ timezone: 'Europe/Paris' });
     expect(again.messages.some((m) => m.role === 'tool' && m.toolCallId === 'call_cluster')).toBe(true);

@@ -176,7 +176,8 @@ export function registerAgUiRoutes(app: FastifyInstance, options: AgUiRoutesOpti
         (frame) => {
           const mine = 'clientMessageId' in frame && frame.clientMessageId === runId;
           if (frame.type === 'user_message' && mine) ours = true;
-          else if (ours || (frame.type === 'error' && mine)) run.frame(frame);
+          // The question too: the run's view of the turn begins with it (cards' start times).
+          if (ours || (frame.type === 'error' && mine)) run.frame(frame);
           if (run.ended) stream.end();
         },
         () => run,
