@@ -12,7 +12,7 @@ import websocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { WebSocket } from 'ws';
-import type { Agent } from '../agent/agent.js';
+import type { TurnAgent } from '../agent/turn-agent.js';
 import type { HistoryStore } from '../history/store.js';
 import type { SessionHub } from '../sessions/session-hub.js';
 import type { ChatEvents } from '../transport/chat-events.js';
@@ -58,7 +58,7 @@ declare module 'fastify' {
      */
     aalis: {
       hub: SessionHub;
-      agent: Agent;
+      agent: TurnAgent;
       store: HistoryStore;
       widget: WidgetFile;
       events: ChatEvents;

@@ -6,54 +6,42 @@
  * built by the protocol's reducer from exactly the events it emitted, so what is stored
  * is what clients were shown.
  */
-import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import {
   ErrorCode,
   latestVersions,
-  reduce,
-  type ChatMessage,
-  type ChatView,
-  type TurnView,
   type MessageStatus,
-  type StreamChunkMessage,
   type ToolApproval,
   type ToolCall,
-  type ToolExecuteFrame,
-  type TurnStatusFrame,
 } from '@aalis/protocol';
 import { logErrorWithId } from '../util/log-error.js';
-import type { Logger } from '../util/logger.js';
 import { approvalPolicyFor, type ApprovalPolicy, type ApprovalRules } from './approval-policy.js';
 import { ProviderError } from '../providers/core/errors.js';
 import type { ChatProvider, ModelMessage, RoundReplay } from '../providers/core/types.js';
-import type { RoundRecord, StoredMessage } from './stored-message.js';
 import type { ToolRegistry } from '../tools/define-tool.js';
-import type { Workspace } from '../tools/workspace.js';
-import { loadImages, type ImageSource } from './load-images.js';
+import { loadImages } from './load-images.js';
 import { toModelMessages } from './model-messages.js';
 import { DEFAULT_MAX_TOOL_RESULT_CHARS } from './limits.js';
 import { capResult } from './cap-result.js';
-import { publicProviderError, type ErrorReporter, type TurnError } from './public-errors.js';
-
-export type { TurnError };
+import { publicProviderError, type ErrorReporter } from './public-errors.js';
 import { ProgressReporter } from './progress-reporter.js';
 import { parseCall, runTool, type ParsedCall } from './tool-runner.js';
-import { runOnce, type ToolExecutionLog } from './run-once.js';
+import { runOnce } from './run-once.js';
 import { TurnTrace } from './tracing.js';
-
-export type ToolExecuteEvent = Omit<ToolExecuteFrame, 'type'>;
-export type TurnStatusEvent = Omit<TurnStatusFrame, 'type'>;
-
-export interface AgentEvents {
-  'outbound:stream': [StreamChunkMessage];
-  'tool:execute': [ToolExecuteEvent];
-  /** Why nothing streams right now (the model is silent, or its request is retried). */
-  'turn:status': [TurnStatusEvent];
-}
-
-/** Where the agent writes what visitors must not see: the detail behind an error id. */
-export type AgentLogger = Pick<Logger, 'error'>;
+import { TurnRecorder } from './turn-recorder.js';
+import {
+  listenerSafeEmit,
+  type AgentEvents,
+  type AgentLogger,
+  type ApprovalOutcome,
+  type EmitAgentEvent,
+  type ToolExecuteEvent,
+  type TurnAgent,
+  type TurnError,
+  type TurnInput,
+  type TurnResult,
+  type TurnStatusEvent,
+} from './turn-agent.js';
 
 export interface AgentOptions {
   provider: ChatProvider;
@@ -77,45 +65,6 @@ export interface AgentOptions {
   now?: () => number;
 }
 
-/** How a call that waited for approval came out. */
-export type ApprovalOutcome = 'approved' | 'denied' | 'expired' | 'aborted';
-
-/** Where a turn asks its users to approve a tool call (the session hub, for every tab). */
-export interface ApprovalDesk {
-  /** The user allowed this tool for the rest of the conversation. */
-  granted(toolName: string): boolean;
-  /** Asks, and waits for the first decision, the request's expiry, or the signal. */
-  ask(request: ToolApproval, signal: AbortSignal): Promise<ApprovalOutcome>;
-}
-
-export interface TurnInput {
-  sessionId: string;
-  /** The conversation so far, ending with the user message that starts this turn. */
-  history: readonly ChatMessage[];
-  signal: AbortSignal;
-  workspace: Workspace;
-  /** Without one, a call that needs approval is declined: there is no one to ask. */
-  approvals?: ApprovalDesk;
-  /** Where tool executions are recorded, so that each runs at most once (run-once.ts). */
-  executions?: ToolExecutionLog;
-  /** The bytes of an image a user message names (the history's uploads); none without it. */
-  images?: ImageSource;
-  /**
-   * The turn as the caller folds this agent's events into a view, synchronously as they
-   * are emitted (the session hub's stream buffer). Given it, the agent reads its answer
-   * there rather than running the reducer over every event a second time; without it
-   * (the agent on its own), it keeps a view of its own.
-   */
-  view?: () => TurnView | null;
-}
-
-export interface TurnResult {
-  /** The final assistant message, as it should be stored (stored-message.ts: sent without its rounds). */
-  message: StoredMessage;
-  /** Why the turn ended early, for an `error` frame; absent when it completed or was aborted. */
-  error?: TurnError;
-}
-
 const DEFAULT_MAX_ROUNDS = 8;
 const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;
@@ -136,14 +85,17 @@ const NOT_RUN: Record<Exclude<ApprovalOutcome, 'approved'>, string> = {
   aborted: 'aborted',
 };
 
-export class Agent extends EventEmitter<AgentEvents> {
+export class Agent extends EventEmitter<AgentEvents> implements TurnAgent {
   readonly #options: Required<Omit<AgentOptions, 'systemPrompt' | 'waitingNoticeMs'>> &
     Pick<AgentOptions, 'systemPrompt' | 'waitingNoticeMs'>;
   /** Logs an error's detail under a new id, for an error a visitor sees without it. */
   readonly #report: ErrorReporter = (error, what) => logErrorWithId(this.#options.logger, error, what);
+  /** A listener that throws must not end the turn of everyone else. */
+  readonly #emit: EmitAgentEvent;
 
   constructor(options: AgentOptions) {
     super();
+    this.#emit = listenerSafeEmit(this, options.logger);
     this.#options = {
       maxRounds: DEFAULT_MAX_ROUNDS,
       toolTimeoutMs: DEFAULT_TOOL_TIMEOUT_MS,
@@ -155,14 +107,14 @@ export class Agent extends EventEmitter<AgentEvents> {
     };
   }
 
+  /** The provider's name: what the metrics and the turn's spans say answered. */
+  get name(): string {
+    return this.#options.provider.name;
+  }
+
   async runTurn(input: TurnInput): Promise<TurnResult> {
     const { provider, model, tools, maxRounds, now, waitingNoticeMs } = this.#options;
-    const turn = new TurnRecorder(
-      input.sessionId,
-      now,
-      (event, payload) => this.#emit(event, payload),
-      input.view,
-    );
+    const turn = new TurnRecorder(input.sessionId, now, this.#emit, input.view);
     // Spans (observability/tracing.ts): no-ops unless the host registered an OpenTelemetry SDK.
     turn.trace = new TurnTrace({ messageId: turn.id, provider: provider.name, model });
     const startedAt = now();
@@ -330,107 +282,7 @@ export class Agent extends EventEmitter<AgentEvents> {
       durationMs: Math.max(0, now() - started),
     });
   }
-
-  /** A listener that throws must not end the turn of everyone else. */
-  #emit<E extends keyof AgentEvents>(event: E, payload: AgentEvents[E][0]): void {
-    try {
-      (this.emit as (e: E, p: AgentEvents[E][0]) => boolean)(event, payload);
-    } catch (error) {
-      this.#options.logger.error({ err: error }, `a listener of ${event} threw`);
-    }
-  }
 }
 
-/**
- * Emits the turn's events and reads the turn off a view the protocol reducer builds from
- * them, the same way every client does: the caller's (TurnInput.view), or its own.
- */
-class TurnRecorder {
-  /** The view this recorder folds its events into when the caller keeps none. */
-  #own: ChatView | undefined;
-  /** The caller's turn as last seen: it stays readable should the caller's buffer move on. */
-  #seen: TurnView = { parts: [], toolCallsProgress: new Map(), approvals: new Map() };
-  /** The rounds so far, kept with the message when a provider gave something to send back. */
-  readonly #rounds: RoundRecord[] = [];
-  /** How long each call of the last round took to write, by index (its card's time). */
-  #writingMs = new Map<number, number>();
-  /** The calls the turn's stop cut off while they ran, by id: they may have completed. */
-  readonly #cancelled = new Set<string>();
-  /** One id for the turn's answer: the message the model is shown each round is the one stored. */
-  readonly id = `msg_${randomUUID()}`;
-  /** The turn's spans, set by runTurn before anything is emitted. */
-  trace!: TurnTrace;
-
-  constructor(
-    sessionId: string,
-    private readonly now: () => number,
-    private readonly emit: <E extends keyof AgentEvents>(event: E, payload: AgentEvents[E][0]) => void,
-    private readonly view?: () => TurnView | null,
-  ) {
-    if (!view) this.#own = { sessionId, messages: [], turn: this.#seen };
-  }
-
-  /** The turn so far: every event emitted, folded by the reducer once. */
-  get #turn(): TurnView {
-    const turn = this.#own ? this.#own.turn : this.view!();
-    if (turn) this.#seen = turn;
-    return this.#seen;
-  }
-
-  stream(message: StreamChunkMessage): void {
-    // The round is written: how long each call took to write, before its card goes.
-    if (message.done) {
-      this.#writingMs = new Map(
-        [...this.#turn.toolCallsProgress.values()].map((card) => [
-          card.index,
-          Math.max(0, this.now() - card.startedAt),
-        ]),
-      );
-    }
-    if (this.#own) this.#own = reduce(this.#own, { type: 'stream', ...message }, this.now());
-    this.emit('outbound:stream', message);
-  }
-
-  tool(event: ToolExecuteEvent): void {
-    if (this.#own) this.#own = reduce(this.#own, { type: 'tool_execute', ...event }, this.now());
-    this.emit('tool:execute', event);
-  }
-
-  /**
-   * A call the turn's stop cut off while it ran: its tabs saw it end `aborted`, but it
-   * may have done its work, so it is kept as `unknown` (no result), never as failed.
-   */
-  cancelled(call: ToolCall): void {
-    this.#cancelled.add(call.id);
-  }
-
-  /** `writingMs` for a call's first `tool_execute`, when its card was seen. */
-  writing(call: ToolCall): { writingMs?: number } {
-    const ms = this.#writingMs.get(call.index);
-    return ms === undefined ? {} : { writingMs: ms };
-  }
-
-  roundEnded(calls: readonly ToolCall[], replay: RoundReplay | undefined): void {
-    this.#rounds.push({ callIds: calls.map((call) => call.id), ...(replay ? { replay } : {}) });
-  }
-
-  message(createdAt: number, status: MessageStatus, error?: TurnError): StoredMessage {
-    const turn = this.#turn;
-    const message: StoredMessage = {
-      id: this.id,
-      role: 'assistant',
-      parts: turn.parts.map((part) => {
-        if (part.type !== 'tool_call' || !this.#cancelled.has(part.callId)) return part;
-        const { result: _result, ...cutOff } = part;
-        return { ...cutOff, status: 'unknown' as const };
-      }),
-      createdAt,
-      status,
-    };
-    if (error) message.error = error;
-    if (turn.usage) message.usage = turn.usage;
-    // Only a provider that sends something back needs the rounds told apart (model-messages.ts).
-    if (this.#rounds.some((round) => round.replay)) message.rounds = [...this.#rounds];
-    return message;
-  }
-}
+/** The turn contract's types, for the importers that name them from here. */
+export type { AgentEvents, ToolExecuteEvent, TurnInput, TurnResult, TurnError } from './turn-agent.js';

@@ -9,7 +9,7 @@
  */
 import type { Budgets } from '../budgets/budgets.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { ToolExecuteEvent } from '../agent/agent.js';
+import type { ToolExecuteEvent } from '../agent/turn-agent.js';
 import { ProviderError } from '../providers/core/errors.js';
 import type { SessionHub, TurnSummary } from '../sessions/session-hub.js';
 import type { ChatEvents } from '../transport/chat-events.js';

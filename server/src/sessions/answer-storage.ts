@@ -8,7 +8,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCode, type ChatMessage } from '@aalis/protocol';
-import type { TurnError } from '../agent/agent.js';
+import type { TurnError } from '../agent/turn-agent.js';
 import { logErrorWithId } from '../util/log-error.js';
 import type { KeptAnswer, KeptAnswers } from './answer-keeper.js';
 import type { HubLogger } from './hub-options.js';

@@ -6,7 +6,7 @@
  */
 import type { Logger } from '../util/logger.js';
 import type { ChatMessage, Feedback, ServerFrame, Usage } from '@aalis/protocol';
-import type { Agent } from '../agent/agent.js';
+import type { TurnAgent } from '../agent/turn-agent.js';
 import {
   DEFAULT_MAX_PAGE_BYTES,
   DEFAULT_MAX_TOOL_ARGUMENT_CHARS,
@@ -73,7 +73,7 @@ export interface Greeting {
 }
 
 export interface SessionHubOptions {
-  agent: Agent;
+  agent: TurnAgent;
   store: HistoryStore;
   logger: HubLogger;
   workspaces?: Workspaces;

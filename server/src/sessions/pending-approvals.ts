@@ -6,7 +6,7 @@
  * every waiting call of that tool at once.
  */
 import type { ServerFrame, ToolApproval } from '@aalis/protocol';
-import type { ApprovalDesk, ApprovalOutcome } from '../agent/agent.js';
+import type { ApprovalDesk, ApprovalOutcome } from '../agent/turn-agent.js';
 import type { HistoryStore } from '../history/store.js';
 import type { ApprovalDecision } from './coordination.js';
 

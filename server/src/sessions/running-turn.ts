@@ -4,7 +4,7 @@
  * turn is built, whether a visitor asked it or it is ended on behalf of a dead instance.
  */
 import { ErrorCode, type StreamChunkMessage } from '@aalis/protocol';
-import type { TurnError } from '../agent/agent.js';
+import type { TurnError } from '../agent/turn-agent.js';
 import type { TurnLease } from './coordination.js';
 import type { Peer } from './hub-options.js';
 import type { PendingApprovals } from './pending-approvals.js';

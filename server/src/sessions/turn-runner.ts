@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, type ChatMessage } from '@aalis/protocol';
-import type { TurnError } from '../agent/agent.js';
+import type { TurnError } from '../agent/turn-agent.js';
 import { forClients } from '../agent/stored-message.js';
 import { turnTokens } from '../budgets/turn-tokens.js';
 import { logErrorWithId } from '../util/log-error.js';
