@@ -23,6 +23,8 @@ export interface Reply {
   hang?: boolean;
   /** Write one SSE event (or NDJSON line) at a time instead of `pieces` random pieces. */
   byEvent?: boolean;
+  /** Written after `body`, each piece as the test gives it, until it ends (a test-paced stream). */
+  live?: AsyncIterable<string>;
 }
 
 export interface RecordedRequest {
@@ -132,6 +134,11 @@ export async function startFakeUpstream(
       res.socket?.destroy();
       return;
     }
+    for await (const piece of reply.live ?? []) {
+      if (res.destroyed) return;
+      res.write(piece);
+      writes.push({ at: Date.now(), text: piece });
+    }
     finished = true;
     res.end();
   });
@@ -159,6 +166,32 @@ export async function startFakeUpstream(
         server.close(() => resolve());
       }),
   };
+}
+
+/** A stream a test writes piece by piece (`push`), for a reply's `live`: it waits for each. */
+export class Feed implements AsyncIterable<string> {
+  readonly #queue: Array<string | null> = [];
+  #wake: (() => void) | undefined;
+
+  push(...pieces: string[]): void {
+    this.#queue.push(...pieces);
+    this.#wake?.();
+  }
+
+  /** Ends the reply (after what was pushed). */
+  end(): void {
+    this.#queue.push(null);
+    this.#wake?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<string> {
+    for (;;) {
+      while (!this.#queue.length) await new Promise<void>((resolve) => (this.#wake = resolve));
+      const piece = this.#queue.shift()!;
+      if (piece === null) return;
+      yield piece;
+    }
+  }
 }
 
 /** An SSE body from chunk objects, each event ended by a blank line, with `[DONE]` unless told not. */

@@ -33,9 +33,13 @@ export async function startServer(
 ): Promise<Harness> {
   const { replies, log, providerOptions, ...rest } = options;
   const upstream = replies ? await startFakeUpstream(replies) : undefined;
-  const provider = options.provider ?? openAIOn(upstream?.url ?? 'http://127.0.0.1:9', providerOptions);
   const app = Fastify({ logger: log ? { level: 'info', stream: log } : false });
-  await app.register(aalisChat, { model: 'test-model', ...rest, provider });
+  // An agent answers instead of a model: no provider then.
+  if (rest.agent) await app.register(aalisChat, rest);
+  else {
+    const provider = options.provider ?? openAIOn(upstream?.url ?? 'http://127.0.0.1:9', providerOptions);
+    await app.register(aalisChat, { model: 'test-model', ...rest, provider });
+  }
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address() as { port: number };
   const url = `ws://127.0.0.1:${address.port}/ws`;

@@ -17,7 +17,7 @@ import type { HistoryStore } from '../history/store.js';
 import type { SessionHub } from '../sessions/session-hub.js';
 import type { ChatEvents } from '../transport/chat-events.js';
 import type { ChatServer, SocketHandlers } from '../transport/chat-server.js';
-import { createChatServices, type ChatServicesOptions } from '../compose/chat-services.js';
+import { backEndName, createChatServices, type ChatServicesOptions } from '../compose/chat-services.js';
 import { createChatEndpoint } from '../transport/chat-endpoint.js';
 import type { ChatEndpointOptions } from '../transport/endpoint-options.js';
 import {
@@ -68,7 +68,7 @@ declare module 'fastify' {
 }
 
 const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: FastifyInstance, options) => {
-  const images = imageSetupOf(options.images, options.provider.name, {
+  const images = imageSetupOf(options.images, backEndName(options), {
     secret: options.auth?.secret,
     dataDir: options.auth?.dataDir,
   });
@@ -126,7 +126,7 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
     metricsToken: options.metricsToken,
     allowedOrigins,
     readiness: () => (chat.draining ? { ready: false, reason: 'draining' } : { ready: true }),
-    details: () => ({ ok: true, provider: options.provider.name, runningTurns: hub.runningTurns }),
+    details: () => ({ ok: true, provider: backEndName(options), runningTurns: hub.runningTurns }),
     expose: () => metrics.expose(),
   });
   if (images) {

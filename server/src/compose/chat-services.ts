@@ -5,6 +5,7 @@
  * adapter both build them here, from the same options; the transport never does.
  */
 import { Agent } from '../agent/agent.js';
+import type { TurnAgent } from '../agent/turn-agent.js';
 import { NO_BUDGETS, type BudgetLimits } from '../budgets/budget-config.js';
 import type { BudgetStore } from '../budgets/budget-store.js';
 import { Budgets } from '../budgets/budgets.js';
@@ -25,11 +26,20 @@ import { ToolRegistry, type ToolDefinition } from '../tools/define-tool.js';
 import type { McpServersConfig } from '../tools/mcp/config.js';
 import { McpToolSource } from '../tools/mcp/mcp-tool-source.js';
 import { ServerMetrics } from '../observability/metrics.js';
+import { createUpstreamAgent, type UpstreamAgentSettings } from '../upstream/registry.js';
 import { announcingErrors, createChatEvents, hearErrors, type ChatEvents } from '../transport/chat-events.js';
 
 export interface ChatServicesOptions {
-  provider: ChatProvider;
-  model: string;
+  /** The model that answers, with `model`, through the built-in agent and our tools; or give `agent`. */
+  provider?: ChatProvider;
+  model?: string;
+  /**
+   * What answers instead of a model: an agent running elsewhere, reached by its protocol
+   * (`{ protocol: 'ag-ui' | 'ai-sdk', url, headers }`: upstream/), or a `TurnAgent` of your
+   * own. It runs its own tools and prompt: `tools`, `mcpServers`, `approval`,
+   * `systemPrompt` and `maxRounds` are the built-in agent's, and unused with it.
+   */
+  agent?: UpstreamAgentSettings | TurnAgent;
   /** The tools the model may call; the built-in ones by default. */
   tools?: Array<ToolDefinition<never>>;
   systemPrompt?: string;
@@ -90,7 +100,8 @@ export interface ChatServicesOptions {
 
 export interface ChatServices {
   store: HistoryStore;
-  agent: Agent;
+  /** What answers the turns: the built-in agent over `provider`, or the `agent` option's. */
+  agent: TurnAgent;
   hub: SessionHub;
   /** The tools the model is offered: `tools`, and the MCP servers' as they come and go. */
   tools: ToolRegistry;
@@ -151,14 +162,16 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
         logger.error({ err: error }, 'marking the turns the last shutdown interrupted failed'),
     );
 
-  const tools = new ToolRegistry(options.tools ?? builtinTools());
+  const upstream = options.agent;
+  const tools = new ToolRegistry(upstream ? [] : (options.tools ?? builtinTools()));
   // The metrics and the host's onError hear what is announced: errors logged under an id,
   // the agent's tool calls, the hub's turns, the transport's connections.
   const events = createChatEvents(logger);
   const metrics = new ServerMetrics({
-    provider: options.provider.name,
-    model: options.model,
-    isKnownTool: (name) => tools.get(name) !== undefined,
+    provider: backEndName(options),
+    model: options.model ?? UPSTREAM_MODEL_LABEL,
+    // An upstream agent's tools are its own: their names are labels, as many as a site has.
+    isKnownTool: upstream ? firstNames(MAX_UPSTREAM_TOOL_LABELS) : (name) => tools.get(name) !== undefined,
   });
   metrics.observe(events);
   if (options.onError) hearErrors(events, options.onError, logger);
@@ -166,21 +179,10 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
   // Not awaited: the server serves at once, and each MCP server's tools join the registry
   // when it connects (a slow or failing one only lacks its own).
   const mcp =
-    options.mcpServers && Object.keys(options.mcpServers).length > 0
+    !upstream && options.mcpServers && Object.keys(options.mcpServers).length > 0
       ? new McpToolSource({ servers: options.mcpServers, registry: tools, logger })
       : undefined;
-  const agent = new Agent({
-    provider: options.provider,
-    model: options.model,
-    tools,
-    ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
-    ...(options.maxRounds ? { maxRounds: options.maxRounds } : {}),
-    ...(options.waitingNoticeMs ? { waitingNoticeMs: options.waitingNoticeMs } : {}),
-    ...(options.maxToolResultChars ? { maxToolResultChars: options.maxToolResultChars } : {}),
-    ...(options.approval ? { approval: options.approval } : {}),
-    ...(options.approvalTimeoutMs ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}),
-    logger: log,
-  });
+  const agent = upstream ? upstreamAgent(upstream, options, log) : builtinAgent(options, tools, log);
   const counters = options.budgetStore ?? budgetStoreFor(store);
   const budgets = budgetsFor(options, counters);
   const pause = options.pauseSwitch ?? new MemoryPauseSwitch();
@@ -224,6 +226,62 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
     answers,
     recovered,
     ...(mcp ? { mcp } : {}),
+  };
+}
+
+/** The label of the token metric's `model` for an agent of its own: its models are its own. */
+const UPSTREAM_MODEL_LABEL = '(agent)';
+/** Distinct tool names of an upstream agent counted by name; later ones are `(unknown)`. */
+const MAX_UPSTREAM_TOOL_LABELS = 100;
+
+/** What answers, by name: the provider's (`openai`), or the upstream protocol's (`ag-ui`). */
+export function backEndName(options: Pick<ChatServicesOptions, 'provider' | 'agent'>): string {
+  if (options.agent) return 'runTurn' in options.agent ? options.agent.name : options.agent.protocol;
+  if (!options.provider) throw new Error('the chat services need a provider and a model, or an agent');
+  return options.provider.name;
+}
+
+function builtinAgent(options: ChatServicesOptions, tools: ToolRegistry, logger: Logger): Agent {
+  const { provider, model } = options;
+  if (!provider || !model) throw new Error('the chat services need a provider and a model, or an agent');
+  return new Agent({
+    provider,
+    model,
+    tools,
+    ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
+    ...(options.maxRounds ? { maxRounds: options.maxRounds } : {}),
+    ...(options.waitingNoticeMs ? { waitingNoticeMs: options.waitingNoticeMs } : {}),
+    ...(options.maxToolResultChars ? { maxToolResultChars: options.maxToolResultChars } : {}),
+    ...(options.approval ? { approval: options.approval } : {}),
+    ...(options.approvalTimeoutMs ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}),
+    logger,
+  });
+}
+
+function upstreamAgent(
+  agent: UpstreamAgentSettings | TurnAgent,
+  options: ChatServicesOptions,
+  logger: Logger,
+): TurnAgent {
+  if ('runTurn' in agent) return agent;
+  return createUpstreamAgent(
+    {
+      ...(options.waitingNoticeMs ? { waitingNoticeMs: options.waitingNoticeMs } : {}),
+      ...(options.maxToolResultChars ? { maxToolResultChars: options.maxToolResultChars } : {}),
+      ...agent,
+    },
+    logger,
+  );
+}
+
+/** Knows the first `limit` names it is asked about, and those only. */
+function firstNames(limit: number): (name: string) => boolean {
+  const known = new Set<string>();
+  return (name) => {
+    if (known.has(name)) return true;
+    if (known.size >= limit) return false;
+    known.add(name);
+    return true;
   };
 }
 
