@@ -7,11 +7,14 @@
  * clock, Stop from anywhere, and a turn that ends once when its instance dies.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { HttpAgent } from '@ag-ui/client';
 import type { ServerFrame } from '@aalis/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { RejoiningAgent, argsCount, argsOf, recorder, until, userMessage } from './ag-ui-client.js';
 import { AALIS_SERVER_BIN, watchOutput } from './cli-harness.js';
 import { clusterEnv, startClusterServices, type ClusterServices } from './cluster-env.js';
 import { textAnswer, type FakeUpstream, type Reply } from './fake-upstream.js';
@@ -156,6 +159,29 @@ describe('three instances behind nginx, on Redis and PostgreSQL', () => {
     const end = await second.turnEnd();
     expect(end.message.status).toBe('complete');
     expect(end.message.parts.some((p) => p.type === 'tool_call' && p.status === 'done')).toBe(true);
+  }, 30_000);
+
+  test('an AG-UI client rejoins on another instance in the middle of the arguments and gets them whole', async () => {
+    replies.push(...slowToolCall(40));
+    const tab = await connect(instances[0]!.url);
+    const { anonymousKey } = await tab.hello();
+    tab.socket.close();
+    const headers = { 'x-aalis-anonymous-key': anonymousKey! };
+    const [base0, base1] = instances.map((i) => `http://127.0.0.1:${i.port}`) as [string, string];
+    const threadId = `thread-${randomUUID()}`;
+    const first = new HttpAgent({ url: `${base0}/ag-ui`, threadId, headers });
+    first.addMessage(userMessage('what time is it in Paris?'));
+    const firstRun = recorder();
+    const running = first.runAgent({}, firstRun.subscriber);
+    await until(() => argsCount(firstRun.events) >= 5, 15_000);
+    const again = new RejoiningAgent({ url: `${base1}/ag-ui`, threadId, headers }, base1);
+    const rejoin = recorder();
+    await again.connectAgent({}, rejoin.subscriber);
+    await running;
+    // The text so far came in one event from the other instance, then every fragment after it.
+    expect(argsOf(rejoin.events, 'call_cluster')).toBe(argsOf(firstRun.events, 'call_cluster'));
+    expect(rejoin.events.at(-1)).toMatchObject({ type: 'RUN_FINISHED' });
+    expect(again.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'It is noon in Paris.' });
   }, 30_000);
 
   test('busy holds across instances, and Stop from a tab on another instance stops the turn', async () => {

@@ -16,6 +16,7 @@ import {
   type StreamResumeFrame,
 } from '@aalis/protocol';
 import type { SessionHub } from '../../sessions/session-hub.js';
+import { logErrorWithId } from '../../util/log-error.js';
 import type { Admit } from '../admission.js';
 import type { ConnectionOptions } from '../client-connection.js';
 import type { RouteHooks } from '../http-routes.js';
@@ -184,7 +185,14 @@ export function registerAgUiRoutes(app: FastifyInstance, options: AgUiRoutesOpti
       );
       run.started();
       // The newest user message is the turn; the runId is its client id, echoed on refusals.
-      await hub.send(stream, threadId, question, runId);
+      try {
+        await hub.send(stream, threadId, question, runId);
+      } catch (error) {
+        // The hub tells its refusals as frames; reaching here is the store failing.
+        const errorId = logErrorWithId(request.log, error, 'ag-ui: the run could not start');
+        run.fail(ErrorCode.Internal, `internal error (${errorId})`);
+        stream.end();
+      }
       return reply;
     },
   );
