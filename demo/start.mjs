@@ -59,14 +59,14 @@ try {
   console.error(`npm start: ${problem}`);
   process.exit(2);
 }
-const { name, model } = demo.provider;
+const { name, model } = demo.provider ?? {};
 // Any other name gets 403 (DNS rebinding): to open the demo from another machine, set
 // HOST=0.0.0.0 and AALIS_PUBLIC_HOSTS to the name or address it is opened by.
 const hosts = describeHosts(demo.config.publicHosts);
 console.log(`
   Aalis Chat demo: ${demo.url}
 
-  model:   ${name === 'demo' ? 'the scripted demo model (set OPENAI_API_KEY, ANTHROPIC_API_KEY, DEEPSEEK_API_KEY or OLLAMA_HOST for a real one; AALIS_PROVIDER=openai-responses for the Responses API)' : `${name}, ${model}`}
+  model:   ${demo.agent ? `an agent (${demo.agent.protocol}) answers` : name === 'demo' ? 'the scripted demo model (set OPENAI_API_KEY, ANTHROPIC_API_KEY, DEEPSEEK_API_KEY or OLLAMA_HOST for a real one; AALIS_PROVIDER=openai-responses for the Responses API)' : `${name}, ${model}`}
   history: ${env.AALIS_DATA_DIR}/aalis.sqlite
   widget:  ${demo.url}/aalis-chat.js
   hosts:   ${hosts} (AALIS_PUBLIC_HOSTS adds names)

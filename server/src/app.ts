@@ -2,7 +2,8 @@
  * A complete Aalis server from a configuration: Fastify with pino logging, the plugin
  * with the configuration's system prompt, tools, approvals and MCP servers, the provider
  * the environment names (with the configuration file's provider settings under it, as
- * `loadServerConfig` returns it), and SQLite history when a data directory is set.
+ * `loadServerConfig` returns it) or, when one is configured, the agent that answers
+ * instead, and SQLite history when a data directory is set.
  * `aalis-server` and the demo run this; a host with its own app registers the plugin.
  */
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
@@ -24,6 +25,7 @@ import { PostgresHistoryStore } from './history/postgres-store.js';
 import { SqliteHistoryStore } from './history/sqlite-store.js';
 import type { HistoryStore } from './history/store.js';
 import { providerFromEnv, type ProviderChoice } from './providers/from-env.js';
+import { upstreamPatience } from './providers/core/settings.js';
 import { dataDirProblem } from './config/startup-problems.js';
 import { builtinTools } from './tools/builtin/index.js';
 import { hostGuardOnce, sharedHostCheck } from './transport/host-guard-once.js';
@@ -36,7 +38,10 @@ import { READ_METHODS, setBaseSecurityHeaders } from './transport/security-heade
 
 export interface AalisServer {
   app: FastifyInstance;
-  provider: ProviderChoice;
+  /** The model that answers; none when an agent does (`agent`). */
+  provider?: ProviderChoice;
+  /** The agent that answers instead of a model (`AALIS_AGENT_*`), when one is configured. */
+  agent?: { protocol: string; url: string };
   store: HistoryStore;
   /**
    * A rolling deploy's SIGTERM, before `close()`: readiness fails and new sockets and
@@ -58,7 +63,9 @@ export async function createAalisServer(
   env: Record<string, string | undefined>,
   extra: Partial<AalisChatOptions> = {},
 ): Promise<AalisServer> {
-  const provider = providerFromEnv(env);
+  // An agent answers instead of a model: then no provider is made at all.
+  const { agent } = config;
+  const provider = agent ? undefined : providerFromEnv(env);
   // One line per request, when it is answered (Fastify's own logging writes two).
   const app = Fastify({
     logger: { level: config.logLevel },
@@ -100,8 +107,9 @@ export async function createAalisServer(
   // Every path answers OPTIONS (the demo page's included), as the plugin's routes do.
   app.options('*', async (_request, reply) => reply.header('allow', READ_METHODS).code(204).send());
   await app.register(aalisChat, {
-    provider: provider.provider,
-    model: provider.model,
+    ...(agent
+      ? { agent: { ...agent, ...upstreamPatience(env) } }
+      : { provider: provider!.provider, model: provider!.model }),
     store,
     allowedOrigins: config.allowedOrigins,
     publicHosts,
@@ -162,13 +170,14 @@ export async function createAalisServer(
   });
   if (config.page) registerChatPage(app, config.challenge ? challengeOrigins(config.challenge) : []);
   app.addHook('onClose', async () => {
-    await provider.close();
+    await provider?.close();
     await cluster?.close();
     await store.close();
   });
   return {
     app,
-    provider,
+    ...(provider ? { provider } : {}),
+    ...(agent ? { agent: { protocol: agent.protocol, url: agent.url } } : {}),
     store,
     drain: () => (config.drainMs > 0 ? app.aalis.chat.drain() : Promise.resolve()),
     endDrain: () => app.aalis.chat.endDrain(),
@@ -190,9 +199,10 @@ function countersBesideHistory(config: ServerConfig, store: HistoryStore): { bud
 }
 
 /** The configuration's welcome and starters; with none, the demo model's own (it needs explaining). */
-function greetingOf(config: ServerConfig, provider: ProviderChoice) {
+function greetingOf(config: ServerConfig, provider: ProviderChoice | undefined) {
   const { welcome, starters } = config.greeting;
-  if (welcome || starters?.length || provider.name !== 'demo') return config.greeting;
+  // An agent, or a real model, says nothing it was not configured to.
+  if (welcome || starters?.length || provider?.name !== 'demo') return config.greeting;
   return DemoProvider.greeting;
 }
 

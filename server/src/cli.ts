@@ -113,7 +113,9 @@ export async function main(argv: string[], env: Record<string, string | undefine
   try {
     server = await createAalisServer(config, loaded.env);
     await server.app.listen({ port: config.port, host: config.host });
-    const { name, model } = server.provider;
+    const answers = server.agent
+      ? `agent ${server.agent.protocol} at ${maskUrl(server.agent.url)}`
+      : `provider ${server.provider!.name}, model ${server.provider!.model}`;
     const history = config.databaseUrl
       ? `history in PostgreSQL at ${maskUrl(config.databaseUrl)}`
       : config.dataDir
@@ -124,7 +126,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
       : history;
     const configured = file ? `, configured by ${file.absolutePath}` : '';
     console.log(
-      `aalis-server: listening on http://${config.host}:${listeningPort(server, config.port)} (provider ${name}, model ${model}, ${where})${configured}; ` +
+      `aalis-server: listening on http://${config.host}:${listeningPort(server, config.port)} (${answers}, ${where})${configured}; ` +
         `answers to ${describeHosts(config.publicHosts)}`,
     );
   } catch (error) {

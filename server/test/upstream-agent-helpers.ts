@@ -6,10 +6,11 @@
 import type { ServerFrame } from '@aalis/protocol';
 import { fixture, startFakeUpstream, type FakeUpstream, type Reply } from './fake-upstream.js';
 import { startServer, type Harness, type TestClient } from './ws-harness.js';
-import type { AalisChatOptions } from '../src/adapters/fastify-plugin.js';
 import type { UpstreamAgentSettings } from '../src/upstream/registry.js';
 
 export type Protocol = UpstreamAgentSettings['protocol'];
+
+type ServerOptions = NonNullable<Parameters<typeof startServer>[0]>;
 
 /** A recorded run, served one event at a time, `delayMs` apart. */
 export const recorded = (protocol: Protocol, name: string, delayMs = 2): Reply => ({
@@ -28,10 +29,7 @@ export interface AgentHarness {
 export async function startAgentServer(
   protocol: Protocol,
   replies: Reply[],
-  {
-    agent = {},
-    ...options
-  }: Omit<Partial<AalisChatOptions>, 'agent'> & { agent?: Partial<UpstreamAgentSettings> } = {},
+  { agent = {}, ...options }: Omit<ServerOptions, 'agent'> & { agent?: Partial<UpstreamAgentSettings> } = {},
 ): Promise<AgentHarness> {
   const upstream = await startFakeUpstream(replies);
   const harness = await startServer({

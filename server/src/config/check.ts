@@ -44,29 +44,15 @@ export async function checkConfiguration(
   output: CheckOutput = { out: console.log, err: console.error },
   { timeoutMs = CHECK_TIMEOUT_MS }: { timeoutMs?: number } = {},
 ): Promise<number> {
-  // Everything the provider needs (its key, a URL that parses, the timeouts), as at start.
-  await providerFromEnv(env).close();
-  const name = chooseProviderName(env);
-  const keyVariable = PROVIDER_KEY_VARIABLES[name];
-  const urlVariable = PROVIDER_URL_VARIABLES[name];
-  const apiKey = keyVariable ? env[keyVariable]?.trim() : undefined;
-  const baseUrl = urlVariable ? env[urlVariable]?.trim() : undefined;
   const [firstByteTimeoutMs, idleTimeoutMs, retryAfterMaxMs] = UPSTREAM_TIMEOUT_VARIABLES.map(
     ([variable, fallback]) => wholeNumber(env, variable, fallback, { max: MAX_TIMER_MS }),
   );
+  const patience = { firstByteTimeoutMs, idleTimeoutMs, retryAfterMaxMs };
+  // With an agent no provider is made: what is shown is the agent and how long it is waited for.
+  const answers = config.agent ? { provider: patience } : await providerReport(env, patience);
   const resolved = settingsReport(
     {
-      provider: {
-        name,
-        model: env.AALIS_MODEL?.trim() || DEFAULT_MODELS[name],
-        apiKey: apiKey || undefined,
-        baseUrl: baseUrl || undefined,
-        maxOutputTokens: asGiven(env.AALIS_MAX_OUTPUT_TOKENS),
-        reasoning: asGiven(env.AALIS_REASONING),
-        firstByteTimeoutMs,
-        idleTimeoutMs,
-        retryAfterMaxMs,
-      },
+      ...answers,
       ...config,
       dataDir: config.dataDir ?? IN_MEMORY,
       ...config.greeting,
@@ -77,15 +63,17 @@ export async function checkConfiguration(
           ? `${text.slice(0, PROMPT_PREVIEW_CHARS)}… (${text.length} characters)`
           : text,
       mcpServers: maskServers,
+      'agent.headers': maskByName,
     },
   );
   // The last net: what a secret-looking variable put anywhere, and every secret above.
   const secrets = [
     ...(file?.secrets ?? []),
-    ...[apiKey, config.token, config.metricsToken, config.auth?.secret].filter((s): s is string =>
-      Boolean(s),
+    ...[apiKeyOf(answers.provider), config.token, config.metricsToken, config.auth?.secret].filter(
+      (s): s is string => Boolean(s),
     ),
     ...serverSecrets(config.mcpServers),
+    ...(config.agent ? agentSecrets(config.agent) : []),
   ];
   const out = (line: string) => output.out(redact(line, secrets));
   const err = (line: string) => output.err(redact(line, secrets));
@@ -127,6 +115,40 @@ export async function checkConfiguration(
     }
   }
   return failed ? 1 : 0;
+}
+
+/** The provider as it would run: everything it needs is checked by making it, as at start. */
+async function providerReport(env: LoadedConfig['env'], patience: Record<string, number | undefined>) {
+  await providerFromEnv(env).close();
+  const name = chooseProviderName(env);
+  const keyVariable = PROVIDER_KEY_VARIABLES[name];
+  const urlVariable = PROVIDER_URL_VARIABLES[name];
+  const apiKey = keyVariable ? env[keyVariable]?.trim() : undefined;
+  const baseUrl = urlVariable ? env[urlVariable]?.trim() : undefined;
+  return {
+    provider: {
+      name,
+      model: env.AALIS_MODEL?.trim() || DEFAULT_MODELS[name],
+      apiKey: apiKey || undefined,
+      baseUrl: baseUrl || undefined,
+      maxOutputTokens: asGiven(env.AALIS_MAX_OUTPUT_TOKENS),
+      reasoning: asGiven(env.AALIS_REASONING),
+      ...patience,
+    },
+  };
+}
+
+const apiKeyOf = (provider: object): string | undefined =>
+  'apiKey' in provider ? (provider.apiKey as string | undefined) : undefined;
+
+/** The agent's header values masked by their names, and its URL's secrets. */
+function agentSecrets(agent: NonNullable<LoadedConfig['config']['agent']>): string[] {
+  return [
+    ...Object.entries(agent.headers)
+      .filter(([name, value]) => value && looksSecret(name))
+      .map(([, value]) => value),
+    ...urlSecrets(agent.url),
+  ];
 }
 
 /** A variable's value as the file would write it: a number as a number; unset as undefined. */

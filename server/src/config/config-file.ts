@@ -14,6 +14,7 @@ import type { ChallengeSettings } from '../identity/challenge-config.js';
 import type { BudgetSettings } from '../budgets/budget-config.js';
 import type { IpLimitSettings } from '../transport/ip-limits.js';
 import type { ImageFileSettings } from '../images/image-config.js';
+import type { AgentFileSettings } from './load-agent.js';
 import { parseJson } from './file-json.js';
 import { atPath, mistakeAt, type Mistake } from './file-path.js';
 import { schemaMistakes } from './file-schema.js';
@@ -45,6 +46,8 @@ export interface ProviderSettings {
 export interface ConfigFileSettings {
   $schema?: string;
   provider?: ProviderSettings;
+  /** An agent that answers instead of a model: each key but `headers` stands for an `AALIS_AGENT_*` variable. */
+  agent?: AgentFileSettings;
   port?: number;
   host?: string;
   publicHosts?: string[];

@@ -21,6 +21,7 @@ import type { IpLimitValues } from '../transport/ip-limits.js';
 import { Problems } from './problems.js';
 import { providerProblems } from './provider-problems.js';
 import { loadAuthConfig, loadLimits } from './load-access.js';
+import { agentConflicts, loadAgent, type AgentConfig } from './load-agent.js';
 import {
   dataDirFrom,
   listEntries,
@@ -39,9 +40,14 @@ import { LOG_LEVELS, setting, variableOf } from './settings/index.js';
 export { ConfigError };
 export { DEFAULT_DATA_DIR, IN_MEMORY } from './settings/index.js';
 export { ENVIRONMENT } from './environment-help.js';
-export type { ApprovalPolicy, ConfigFile };
+export type { AgentConfig, ApprovalPolicy, ConfigFile };
 
 export interface ServerConfig {
+  /**
+   * The agent that answers instead of a model (`AALIS_AGENT_*`, the file's `agent`); none:
+   * the provider the environment names answers, through the built-in agent.
+   */
+  agent?: AgentConfig;
   port: number;
   host: string;
   token: string | undefined;
@@ -118,6 +124,8 @@ export function loadConfig(env: Env, file?: ConfigFile): ServerConfig {
       : fileList.map((entry, index) => ({ entry: entry.trim(), label: `${file!.path}: ${key}[${index}]` }));
   };
 
+  const agent = loadAgent(env, settings.agent, problems);
+  if (agent) agentConflicts(env, settings, problems);
   const port = problems.catch(() => portFrom(env, settings.port)) ?? 0;
   const logLevel = env.LOG_LEVEL?.trim() || settings.logLevel || (setting('logLevel').default as string);
   if (!LOG_LEVELS.includes(logLevel))
@@ -158,6 +166,7 @@ export function loadConfig(env: Env, file?: ConfigFile): ServerConfig {
   problems.throwFound();
 
   return {
+    ...(agent ? { agent } : {}),
     port,
     host,
     token,
@@ -187,7 +196,7 @@ export function loadConfig(env: Env, file?: ConfigFile): ServerConfig {
     },
     images,
     builtinTools:
-      settings.builtinTools ?? (provider === 'demo' ? builtinTools().map((tool) => tool.name) : []),
+      settings.builtinTools ?? (provider === 'demo' && !agent ? builtinTools().map((tool) => tool.name) : []),
     mcpServers: settings.mcpServers ?? {},
     approval: settings.approval ?? {},
   };
@@ -218,8 +227,11 @@ export function loadServerConfig({ configPath, env }: { configPath?: string; env
   const file = inspected?.file;
   const config = problems.catch(() => loadConfig(env, file));
   const merged = withFileProvider(env, file);
-  // Which provider is meant is unknown while the file's provider block is wrong.
-  if (!inspected || (file && !inspected.leftOut.has('provider'))) problems.add(...providerProblems(merged));
+  // Which provider is meant is unknown while the file's provider block is wrong; with an
+  // agent none is built.
+  const agentMeant = Boolean(config?.agent || env.AALIS_AGENT_PROTOCOL?.trim() || file?.settings.agent);
+  if (!agentMeant && (!inspected || (file && !inspected.leftOut.has('provider'))))
+    problems.add(...providerProblems(merged));
   problems.throwFound();
   return {
     config: config!,

@@ -12,6 +12,7 @@ import {
   IP_LIMITS_BLOCK,
   IP_LIMIT_SETTINGS,
 } from './access.js';
+import { AGENT_BLOCK, AGENT_SETTINGS } from './agent.js';
 import { IMAGES_BLOCK, IMAGE_SETTINGS, PROMPT_SETTINGS, TOOL_SETTINGS } from './conversation.js';
 import { PROVIDER_BLOCK, PROVIDER_SETTINGS } from './provider.js';
 import { ADMIN_SETTINGS, CHALLENGE_BLOCK, CHALLENGE_SETTINGS } from './protection.js';
@@ -31,6 +32,7 @@ const CONFIG_FILE_SETTING: Setting = {
 
 export const SETTINGS: readonly Setting[] = [
   ...PROVIDER_SETTINGS,
+  ...AGENT_SETTINGS,
   ...LISTEN_SETTINGS,
   ...AUTH_SETTINGS,
   ...BUDGET_SETTINGS,
@@ -46,10 +48,15 @@ export const SETTINGS: readonly Setting[] = [
 
 /** The file's blocks, by key. */
 export const BLOCKS: Readonly<Record<string, Block>> = Object.fromEntries(
-  [PROVIDER_BLOCK, AUTH_BLOCK, BUDGETS_BLOCK, IP_LIMITS_BLOCK, CHALLENGE_BLOCK, IMAGES_BLOCK].map((block) => [
-    block.key,
-    block,
-  ]),
+  [
+    PROVIDER_BLOCK,
+    AGENT_BLOCK,
+    AUTH_BLOCK,
+    BUDGETS_BLOCK,
+    IP_LIMITS_BLOCK,
+    CHALLENGE_BLOCK,
+    IMAGES_BLOCK,
+  ].map((block) => [block.key, block]),
 );
 
 const BY_KEY = new Map(SETTINGS.filter((s) => s.key).map((s) => [s.key!, s]));

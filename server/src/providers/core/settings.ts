@@ -31,8 +31,8 @@ export const UPSTREAM_TIMEOUT_VARIABLES: Array<[name: string, fallbackMs: number
   ],
 ];
 
-/** How long to wait for the provider: the environment's choice, each in milliseconds. */
-function upstreamPatience(env: Env): UpstreamTimeouts & { retry: RetryPolicy } {
+/** How long to wait for the provider (or an upstream agent): the environment's choice, each in milliseconds. */
+export function upstreamPatience(env: Env): UpstreamTimeouts & { retry: RetryPolicy } {
   const [firstByte, idle, retryAfter] = UPSTREAM_TIMEOUT_VARIABLES.map(([name, fallback]) =>
     wholeNumber(env, name, fallback, { max: MAX_TIMER_MS, unit: 'milliseconds' }),
   ) as [number, number, number];
