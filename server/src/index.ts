@@ -64,7 +64,15 @@ export {
 export { SessionHub, type Peer, type TurnSummary } from './sessions/session-hub.js';
 export { ServerMetrics, UNKNOWN_TOOL, type ServerMetricsOptions } from './observability/metrics.js';
 export { TRACER_NAME, SpanName, Attr as SpanAttribute } from './agent/tracing.js';
-export { Agent, type AgentOptions, type TurnResult, type ToolExecuteEvent } from './agent/agent.js';
+export { Agent, type AgentOptions } from './agent/agent.js';
+export type { AgentEvents, ToolExecuteEvent, TurnAgent, TurnInput, TurnResult } from './agent/turn-agent.js';
+export { UpstreamAgent, type UpstreamAgentOptions } from './upstream/core/upstream-agent.js';
+export {
+  UPSTREAM_PROTOCOLS,
+  createUpstreamAgent,
+  type UpstreamAgentSettings,
+  type UpstreamProtocolName,
+} from './upstream/registry.js';
 export type {
   ChatProvider,
   ChatRequest,

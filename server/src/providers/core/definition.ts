@@ -1,9 +1,9 @@
 /**
  * What a back-end registers in `providers/registry.ts`: its name, the settings it reads
  * (with their defaults, for `--help`, `--check` and the README), and a factory that makes
- * its `ChatProvider` from those settings. Nothing here is about models: anything that
- * streams a turn's text, reasoning and tool calls as `ProviderChunk`s fits, a model API
- * or an agent running elsewhere (see registry.ts).
+ * its `ChatProvider` from those settings: anything that streams one round's text,
+ * reasoning and tool calls as `ProviderChunk`s for the built-in agent to run the tools
+ * of. An agent running elsewhere runs its own tools: it is upstream/'s (see registry.ts).
  */
 import type { RetryPolicy } from './retry.js';
 import type { UpstreamTimeouts } from './round-stream.js';
@@ -47,7 +47,7 @@ export interface CreatedProvider {
 export interface ProviderDefinition<Name extends string = string> {
   /** What `AALIS_PROVIDER` names it by, and `ChatProvider.name` says in logs. */
   readonly name: Name;
-  /** The model when `AALIS_MODEL` is unset (an agent back-end: the agent it runs). */
+  /** The model when `AALIS_MODEL` is unset. */
   readonly defaultModel: string;
   /** The variables it reads, its own only (the upstream timeouts are everyone's). */
   readonly settings: readonly SettingDescription[];

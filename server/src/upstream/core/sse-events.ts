@@ -38,6 +38,32 @@ export async function* sseEvents(
   let name: string | undefined;
   /** How much of `buffered` is known to hold no line end: a long line is searched once. */
   let scanned = 0;
+  /** One line read: the event it dispatches (a blank line after data), if any. */
+  const take = (line: string): SseEvent | undefined => {
+    if (line.length > limits.maxLineChars) throw tooLarge('a line', limits.maxLineChars);
+    if (line === '') {
+      const event = data.length
+        ? { ...(name === undefined ? {} : { event: name }), data: data.join('\n') }
+        : undefined;
+      data = [];
+      dataChars = 0;
+      name = undefined;
+      return event;
+    }
+    const colon = line.indexOf(':');
+    // A line that starts with a colon is a comment.
+    if (colon === 0) return undefined;
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'data') {
+      dataChars += value.length + 1;
+      if (dataChars > limits.maxEventChars) throw tooLarge('an event', limits.maxEventChars);
+      data.push(value);
+    } else if (field === 'event') name = value;
+    // `id` and `retry` serve reconnecting EventSources; a run is never reconnected.
+    return undefined;
+  };
   for await (const piece of body) {
     heard();
     buffered += decoder.decode(piece, { stream: true });
@@ -46,33 +72,19 @@ export async function* sseEvents(
       const end = lineEnd(buffered, start, scanned);
       if (end === undefined) break;
       scanned = 0;
-      const line = buffered.slice(start, end.at);
+      const event = take(buffered.slice(start, end.at));
       start = end.next;
-      if (line.length > limits.maxLineChars) throw tooLarge('a line', limits.maxLineChars);
-      if (line === '') {
-        if (data.length) yield { ...(name === undefined ? {} : { event: name }), data: data.join('\n') };
-        data = [];
-        dataChars = 0;
-        name = undefined;
-        continue;
-      }
-      const colon = line.indexOf(':');
-      // A line that starts with a colon is a comment.
-      if (colon === 0) continue;
-      const field = colon < 0 ? line : line.slice(0, colon);
-      let value = colon < 0 ? '' : line.slice(colon + 1);
-      if (value.startsWith(' ')) value = value.slice(1);
-      if (field === 'data') {
-        dataChars += value.length + 1;
-        if (dataChars > limits.maxEventChars) throw tooLarge('an event', limits.maxEventChars);
-        data.push(value);
-      } else if (field === 'event') name = value;
-      // `id` and `retry` serve reconnecting EventSources; a run is never reconnected.
+      if (event) yield event;
     }
     buffered = buffered.slice(start);
     scanned = buffered.endsWith('\r') ? buffered.length - 1 : buffered.length;
     // A line still without its end is refused as soon as it is too long, not read on.
     if (buffered.length > limits.maxLineChars) throw tooLarge('a line', limits.maxLineChars);
+  }
+  // A CR that ended the body ended its line: no LF can follow it now.
+  if (buffered.endsWith('\r')) {
+    const event = take(buffered.slice(0, -1));
+    if (event) yield event;
   }
 }
 
