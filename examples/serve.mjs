@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { bundleClient } from './ag-ui/build-client.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const vue = createRequire(import.meta.url).resolve('vue/dist/vue.esm-browser.prod.js');
@@ -14,6 +15,14 @@ const routes = {
   '/': { file: `${here}plain-html/index.html`, type: 'text/html; charset=utf-8', rewrite: true },
   '/vue/': { file: `${here}vue/index.html`, type: 'text/html; charset=utf-8', rewrite: true },
   '/launcher/': { file: `${here}launcher/index.html`, type: 'text/html; charset=utf-8', rewrite: true },
+  '/ag-ui/': { file: `${here}ag-ui/index.html`, type: 'text/html; charset=utf-8', rewrite: true },
+  '/ag-ui/httpagent.html': {
+    file: `${here}ag-ui/httpagent.html`,
+    type: 'text/html; charset=utf-8',
+    rewrite: true,
+  },
+  // @ag-ui/client bundled with the page's code on request (esbuild, offline): no build step.
+  '/ag-ui/httpagent-client.js': { build: bundleClient, type: 'text/javascript; charset=utf-8' },
   '/vendor/vue.esm-browser.prod.js': { file: vue, type: 'text/javascript; charset=utf-8' },
 };
 
@@ -25,7 +34,7 @@ export function serveExamples({ port = 5173, host = '127.0.0.1', chatServer = DE
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
     }
-    let body = await readFile(route.file, 'utf8');
+    let body = route.build ? await route.build() : await readFile(route.file, 'utf8');
     if (route.rewrite) body = body.replaceAll(DEFAULT_SERVER, chatServer);
     res.writeHead(200, { 'content-type': route.type }).end(body);
   });
@@ -43,6 +52,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     chatServer: process.env.AALIS_SERVER ?? DEFAULT_SERVER,
   });
   console.log(
-    `examples: ${url}/ (plain HTML) and ${url}/vue/ (Vue), using the chat server at ${process.env.AALIS_SERVER ?? DEFAULT_SERVER}`,
+    `examples: ${url}/ (plain HTML), ${url}/vue/ (Vue), ${url}/launcher/, ${url}/ag-ui/ and ${url}/ag-ui/httpagent.html, using the chat server at ${process.env.AALIS_SERVER ?? DEFAULT_SERVER}`,
   );
 }
