@@ -1,15 +1,15 @@
 /**
  * An AG-UI client's stream as the session hub sees it: a peer of the session (one more
  * tab) that is sent the argument text of calls being written, and writes AG-UI events to
- * an HTTP response, encoded as `@ag-ui/encoder` does for what the client accepts (SSE, or
- * AG-UI's protobuf framing). Frames that come before the response is ready wait, in order.
+ * an HTTP response, encoded as `@ag-ui/encoder` does: SSE, or AG-UI's protobuf framing
+ * for a client whose `Accept` names it. Frames that come before the response is ready wait, in order.
  * A client that stops reading is cut off once `maxBufferedBytes` wait to be sent: the
  * server never holds more for it.
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { BaseEvent } from '@ag-ui/core';
-import { EventEncoder } from '@ag-ui/encoder';
+import { AGUI_MEDIA_TYPE, EventEncoder } from '@ag-ui/encoder';
 import type { ServerFrame } from '@aalis/protocol';
 import type { Visitor } from '../../identity/visitor.js';
 import type { Peer, PeerRefusal } from '../../sessions/hub-options.js';
@@ -48,7 +48,10 @@ export class AgUiStream implements Peer {
     this.#options = options;
     this.visitor = options.visitor;
     this.address = options.address;
-    this.#encoder = new EventEncoder(options.accept ? { accept: options.accept } : {});
+    // SSE unless AG-UI's protobuf framing is named: `@ag-ui/encoder` picks protobuf for
+    // `*/*` too, which a plain `fetch` or curl sends and could not read.
+    const protobuf = options.accept?.includes(AGUI_MEDIA_TYPE);
+    this.#encoder = new EventEncoder(protobuf ? { accept: options.accept! } : {});
   }
 
   get contentType(): string {
