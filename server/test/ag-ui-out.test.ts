@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { HttpAgent } from '@ag-ui/client';
-import { EventType } from '@ag-ui/core';
+import { EventType, type AssistantMessage } from '@ag-ui/core';
 import { SignJWT } from 'jose';
 import { afterEach, describe, expect, test } from 'vitest';
 import { slowToolCall } from './scripted-replies.js';
@@ -59,7 +59,9 @@ describe('POST /ag-ui', () => {
     expect(card.name).toBe('aalis.tool_call_card');
     expect(card.value.startedAt).toBeGreaterThan(0);
 
-    const assistant = agent.messages.find((m) => m.role === 'assistant' && m.toolCalls?.length);
+    const assistant = agent.messages.find(
+      (m): m is AssistantMessage => m.role === 'assistant' && Boolean(m.toolCalls?.length),
+    );
     expect(assistant?.toolCalls?.[0]).toMatchObject({ id: 'call_cluster', function: { name: 'get_time' } });
     expect(JSON.parse(assistant!.toolCalls![0]!.function.arguments)).toEqual(upstreamArgs);
     expect(agent.messages.find((m) => m.role === 'tool')).toMatchObject({ toolCallId: 'call_cluster' });
