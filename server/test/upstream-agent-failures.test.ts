@@ -166,6 +166,10 @@ describe("the agent's usage", () => {
     await client.hello();
     const frames = await ask(client, 'Weather?');
     expect(framesOf(frames, 'message')[0]!.message.usage?.totalTokens).toBe(470);
+    // The metrics name the back-end, and count the agent's tools by their own names.
+    const metrics = (await running.harness.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toContain('aalis_model_tokens_total{provider="ag-ui",model="(agent)",kind="prompt"} 412');
+    expect(metrics).toMatch(/aalis_tool_calls_total\{tool="get_weather",outcome="ok"\} 2/);
     const from = client.frames.length;
     client.send({ type: 'send', text: 'More?', clientMessageId: 'c2' });
     const refused = await client.next(
