@@ -4,9 +4,13 @@
  * count rises while the agent's model writes a call, the call running then done with its
  * result, the answer stored whole and sent back on the next run, usage counted.
  */
+import { randomUUID } from 'node:crypto';
+import { HttpAgent } from '@ag-ui/client';
+import { EventType } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { StreamResumeFrame, ToolCallPart } from '@aalis/protocol';
 import { afterEach, describe, expect, test } from 'vitest';
+import { recorder, until, userMessage } from './ag-ui-client.js';
 import { Feed, sse } from './fake-upstream.js';
 import {
   ask,
@@ -354,5 +358,46 @@ describe('an AI SDK chat route', () => {
       { type: 'step-start' },
       { type: 'text', text: 'It is sunny in San Francisco, 21 °C.', state: 'done' },
     ]);
+  });
+});
+
+describe('parallel calls whose first result comes while the second is written', () => {
+  test('the second card stays and keeps its clock; an AG-UI client sees no arguments after an end', async () => {
+    running = await startAgentServer('ai-sdk', [recorded('ai-sdk', 'parallel-interleaved')]);
+    const base = running.harness.url.replace(/^ws/, 'http').replace(/\/ws$/, '');
+    const tab = await running.harness.connect();
+    const threadId = `thread-${randomUUID()}`;
+    const agent = new HttpAgent({ url: `${base}/ag-ui`, threadId });
+    agent.addMessage(userMessage('Weather in Paris and Tokyo?'));
+    const { events, subscriber } = recorder();
+    const ran = agent.runAgent({}, subscriber);
+    await until(() => events.length > 0);
+    await tab.hello(threadId);
+    // The official client checks the order of every event: an ARGS after its END would reject here.
+    await ran;
+    const frames = tab.frames;
+    await tab.turnEnd();
+    // The round is over only once both calls are written: one `done`, then both run.
+    const dones = framesOf(frames, 'stream').filter((f) => f.done);
+    expect(dones).toHaveLength(2);
+    const firstDone = frames.indexOf(dones[0]!);
+    const lastFragment = frames.findLastIndex(
+      (f) => f.type === 'stream' && f.toolCallProgress?.callId === 'call_B_tokyo',
+    );
+    expect(lastFragment).toBeLessThan(firstDone);
+    const ends = framesOf(frames, 'tool_execute').filter((f) => f.phase === 'end');
+    expect(ends.map((e) => e.callId)).toEqual(['call_A_paris', 'call_B_tokyo']);
+    for (const callId of ['call_A_paris', 'call_B_tokyo']) {
+      const end = events.findIndex(
+        (e) => e.type === EventType.TOOL_CALL_END && (e as { toolCallId?: string }).toolCallId === callId,
+      );
+      const lastArgs = events.findLastIndex(
+        (e) => e.type === EventType.TOOL_CALL_ARGS && (e as { toolCallId?: string }).toolCallId === callId,
+      );
+      expect(lastArgs).toBeLessThan(end);
+    }
+    expect(
+      agent.messages.filter((m) => m.role === 'tool').map((m) => (m as { toolCallId: string }).toolCallId),
+    ).toEqual(['call_A_paris', 'call_B_tokyo']);
   });
 });

@@ -27,6 +27,8 @@ interface Call {
   arguments: string;
   /** writing: fragments come; written: complete, not shown running yet; running: shown; ended: has its result. */
   state: 'writing' | 'written' | 'running' | 'ended';
+  /** Its result came (it may wait to be shown: see `#held`). */
+  answered?: boolean;
   /** When it was shown running (our clock), for its duration. */
   startedAt?: number;
   /** Ends its span with how it came out. */
@@ -42,6 +44,13 @@ export class EventTranslator {
   readonly #calls = new Map<string, Call>();
   /** The calls written (or still being written) that are not shown running yet. */
   #round: Call[] = [];
+  /**
+   * Text and results that came while a call of the round was still being written, in
+   * order: shown then, they would end the round's cards (`done`) under the call still
+   * written, whose card would vanish and its arguments go on after their end. They are
+   * shown once no call is being written.
+   */
+  readonly #held: Array<() => void> = [];
   /** The text and reasoning blocks open now, by kind and id. */
   readonly #blocks = new Set<string>();
   #usage: Usage | undefined;
@@ -72,8 +81,10 @@ export class EventTranslator {
       case 'block-delta':
         this.#openBlock(event.kind, event.id, event.source);
         if (!event.delta) return false;
-        this.#flush();
-        this.#stream(event.kind === 'text' ? { contentDelta: event.delta } : { reasoningDelta: event.delta });
+        this.#whenWritten(() => {
+          this.#flush();
+          this.#stream(event.kind === 'text' ? { contentDelta: event.delta } : { reasoningDelta: event.delta });
+        });
         return true;
       case 'block-end':
         this.#openBlock(event.kind, event.id, event.source);
@@ -136,6 +147,7 @@ export class EventTranslator {
     if (call.state !== 'writing') throw this.#wrong(`${source} for tool call ${callId}, which had ended`);
     if (whole !== undefined) call.arguments = whole;
     call.state = 'written';
+    if (!this.#writing()) for (const show of this.#held.splice(0)) show();
     return false;
   }
 
@@ -143,10 +155,23 @@ export class EventTranslator {
     const call = this.#call(callId, source);
     if (call.state === 'writing')
       throw this.#wrong(`${source} for tool call ${callId} before its arguments ended`);
-    if (call.state === 'ended') throw this.#wrong(`a second ${source} for tool call ${callId}`);
-    this.#flush();
-    this.#end(call, result, isError);
+    if (call.answered) throw this.#wrong(`a second ${source} for tool call ${callId}`);
+    call.answered = true;
+    this.#whenWritten(() => {
+      this.#flush();
+      this.#end(call, result, isError);
+    });
     return true;
+  }
+
+  /** Shows at once, or once no call of the round is being written (`#held`). */
+  #whenWritten(show: () => void): void {
+    if (this.#writing()) this.#held.push(show);
+    else show();
+  }
+
+  #writing(): boolean {
+    return this.#round.some((call) => call.state === 'writing');
   }
 
   #finish(source: string): boolean {
@@ -181,6 +206,7 @@ export class EventTranslator {
 
   #end(call: Call, result: unknown, isError: boolean): void {
     call.state = 'ended';
+    call.answered = true;
     this.#tool(call, 'end', {
       result: capResult(result, this.maxToolResultChars),
       isError,
