@@ -401,3 +401,30 @@ describe('parallel calls whose first result comes while the second is written', 
     ).toEqual(['call_A_paris', 'call_B_tokyo']);
   });
 });
+
+test('an agent that keeps its connection open after RUN_FINISHED does not hold the turn: it ends, and the request is closed', async () => {
+  const feed = new Feed();
+  running = await startAgentServer('ag-ui', [{ live: feed }]);
+  const client = await running.harness.connect();
+  const { sessionId } = await client.hello();
+  const from = client.frames.length;
+  client.send({ type: 'send', text: 'Hello' });
+  await running.upstream.request(0);
+  feed.push(
+    sse(
+      [
+        { type: 'RUN_STARTED', threadId: sessionId, runId: 'r1' },
+        { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' },
+        { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: 'Hi there.' },
+        { type: 'TEXT_MESSAGE_END', messageId: 'm1' },
+        { type: 'RUN_FINISHED', threadId: sessionId, runId: 'r1' },
+      ],
+      { done: false },
+    ),
+    // A proxy's keep-alive comment; the feed is never ended.
+    ': ping\n\n',
+  );
+  const end = await client.turnEnd(from);
+  expect(end.message).toMatchObject({ status: 'complete', parts: [{ type: 'text', text: 'Hi there.' }] });
+  await running.upstream.closedEarly;
+});

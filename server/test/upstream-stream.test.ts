@@ -111,12 +111,6 @@ describe('the order a run is held to', () => {
       /a second TOOL_CALL_RESULT for tool call c1/,
     ],
     [
-      'an event after RUN_FINISHED',
-      'ag-ui',
-      agUi(finished, { type: 'TEXT_MESSAGE_CHUNK', messageId: 'm', delta: 'late' }),
-      /TEXT_MESSAGE_CHUNK after the run finished/,
-    ],
-    [
       'no RUN_STARTED first',
       'ag-ui',
       sse([{ type: 'TEXT_MESSAGE_CHUNK', messageId: 'm', delta: 'hi' }, finished], { done: false }),

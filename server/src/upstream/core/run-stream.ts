@@ -5,7 +5,8 @@
  * events, read with the providers' silence watch (silence-watch.ts): after a while the
  * visitor is told the agent is waited for (`waiting`), and a stream silent past the idle
  * limit is given up. The caller's abort signal (Stop) destroys the request at once, which
- * closes the connection to the agent. Whatever ends the reading early aborts the request.
+ * closes the connection to the agent. Whatever ends the reading early (the run's end
+ * included) aborts the request.
  */
 import type { TurnStatus } from '@aalis/protocol';
 import { formatSeconds } from '../../util/format-seconds.js';
@@ -39,6 +40,12 @@ export interface RunCall {
   signal: AbortSignal;
   onStatus: (status: TurnStatus) => void;
   patience: RunPatience;
+  /**
+   * Whether the run said it is over (RUN_FINISHED, `finish`): nothing after it is read,
+   * and the request is closed, so that an agent (or a proxy) that keeps the connection
+   * open, pinging, does not hold the turn open.
+   */
+  over: () => boolean;
 }
 
 const DEFAULT_WAITING_NOTICE_MS = 4_000;
@@ -81,8 +88,10 @@ export async function readRun(call: RunCall, consume: (event: SseEvent) => Promi
         silence.heard(),
       )) {
         if (await consume(event)) silence.shown();
+        // Left before the agent ended it (the run is over): the finally closes the request.
+        if (call.over()) break;
       }
-      drained = true;
+      drained = !call.over();
     } catch (error) {
       if (signal.aborted) throw abortedError(agent);
       if (silence.idle) throw idleError(agent, patience);

@@ -98,6 +98,7 @@ export class UpstreamAgent extends EventEmitter<AgentEvents> implements TurnAgen
           signal: input.signal,
           onStatus: (status) => this.#emit('turn:status', { sessionId: input.sessionId, ...status }),
           patience: this.#options,
+          over: () => translator.finished,
         },
         async (event) => {
           let shown = false;
