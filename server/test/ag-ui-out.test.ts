@@ -8,7 +8,7 @@ import { HttpAgent } from '@ag-ui/client';
 import { EventType, type AssistantMessage } from '@ag-ui/core';
 import { SignJWT } from 'jose';
 import { afterEach, describe, expect, test } from 'vitest';
-import { slowToolCall } from './scripted-replies.js';
+import { slowText, slowToolCall } from './scripted-replies.js';
 import { textAnswer } from './fake-upstream.js';
 import { startServer, type Harness } from './ws-harness.js';
 import { RejoiningAgent, argsCount, argsOf, recorder, until, userMessage } from './ag-ui-client.js';
@@ -238,7 +238,68 @@ describe('POST /ag-ui', () => {
   });
 });
 
+test('a rejoin in the middle of the text continues the same message: the answer is one message, whole', async () => {
+  harness = await startServer({ replies: [slowText(40)] });
+  const base = httpBase(harness);
+  const threadId = `thread-${randomUUID()}`;
+  const first = new HttpAgent({ url: `${base}/ag-ui`, threadId });
+  first.addMessage(userMessage('Talk to me'));
+  const firstRun = recorder();
+  const running = first.runAgent({}, firstRun.subscriber);
+  await until(() => firstRun.events.filter((e) => e.type === EventType.TEXT_MESSAGE_CONTENT).length >= 5);
+  const again = new RejoiningAgent({ url: `${base}/ag-ui`, threadId }, base);
+  const rejoin = recorder();
+  await again.connectAgent({}, rejoin.subscriber);
+  await running;
+  const types = rejoin.events.map((e) => e.type);
+  expect(types.slice(0, 4)).toEqual([
+    EventType.RUN_STARTED,
+    EventType.MESSAGES_SNAPSHOT,
+    EventType.TEXT_MESSAGE_START,
+    EventType.TEXT_MESSAGE_CONTENT,
+  ]);
+  const whole = Array.from({ length: 40 }, (_, i) => `word${i} `).join('');
+  const answers = again.messages.filter((m) => m.role === 'assistant');
+  expect(answers.map((m) => m.content)).toEqual([whole]);
+});
+
 describe('identity', () => {
+  test('an anonymous visitor gets its key with its first run (header and event) and must send it back', async () => {
+    harness = await startServer({
+      auth: { mode: 'optional', secret: 'a-shared-secret-of-at-least-32-bytes!!' },
+      replies: [{ body: textAnswer('First.') }, { body: textAnswer('Second.') }],
+    });
+    const base = httpBase(harness);
+    const threadId = `thread-${randomUUID()}`;
+    const agent = new HttpAgent({ url: `${base}/ag-ui`, threadId });
+    agent.addMessage(userMessage('Hello'));
+    const { events, subscriber } = recorder();
+    await agent.runAgent({}, subscriber);
+    const issued = events.find((e) => (e as { name?: string }).name === 'aalis.anonymous_key') as unknown as {
+      value: { key: string };
+    };
+    expect(issued.value.key.length).toBeGreaterThan(20);
+    // Without it the thread is another visitor's, and the refusal says what to send.
+    agent.addMessage(userMessage('Again'));
+    await expect(agent.runAgent()).rejects.toThrow(/403.*x-aalis-anonymous-key/);
+    agent.headers = { 'x-aalis-anonymous-key': issued.value.key };
+    await agent.runAgent();
+    expect(agent.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Second.' });
+    const raw = await fetch(`${base}/ag-ui`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        threadId: `thread-${randomUUID()}`,
+        runId: 'r1',
+        messages: [userMessage('hi')],
+        tools: [],
+        context: [],
+      }),
+    });
+    expect(raw.headers.get('x-aalis-anonymous-key')?.length).toBeGreaterThan(20);
+    await raw.text();
+  });
+
   const SECRET = 'a-shared-secret-of-at-least-32-bytes!!';
   const tokenFor = (sub: string) =>
     new SignJWT({ sub, exp: Math.floor(Date.now() / 1000) + 600 })

@@ -2,9 +2,10 @@
  * AG-UI out (PROTOCOL.md section 6): the server as an agent any AG-UI client (CopilotKit,
  * `HttpAgent`) can run. `POST /ag-ui` takes a `RunAgentInput` and streams the run's
  * events; `GET /ag-ui/threads/{threadId}/stream` rejoins the thread's live run (what
- * AG-UI itself lacks), and `POST /ag-ui/threads/{threadId}/stop` stops it. A thread is an Aalis session, bound to its visitor exactly as on
- * the socket; the Host, Origin and per-IP checks of the socket's admission, the
- * per-address sends, the bot challenge and the budgets all apply.
+ * AG-UI itself lacks), and `POST /ag-ui/threads/{threadId}/stop` stops it. A thread is
+ * an Aalis session, bound to its visitor exactly as on the socket; the Host, Origin and
+ * per-IP checks of the socket's admission, the per-address sends, the bot challenge and
+ * the budgets all apply.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
@@ -48,6 +49,13 @@ export interface AgUiRoutesOptions {
   maxBodyBytes?: number;
 }
 
+/** A request let in, its visitor known: the stream that will answer it. */
+interface Opened {
+  stream: AgUiStream;
+  /** The client address's count key. */
+  address: string | undefined;
+}
+
 type Refusal = { status: number; code: string; message: string; headers?: Record<string, string> };
 const NOT_FOUND: Refusal = { status: 404, code: 'not_found', message: 'no such thread' };
 
@@ -68,7 +76,7 @@ export function registerAgUiRoutes(app: FastifyInstance, options: AgUiRoutesOpti
     reply.code(status).headers(headers).send({ error: message, code });
 
   /** Admission, CORS and the visitor: the stream ready to bind, or the answer already sent. */
-  const open = async (request: FastifyRequest, reply: FastifyReply) => {
+  const open = async (request: FastifyRequest, reply: FastifyReply): Promise<Opened | undefined> => {
     const admission = await admit(request.raw, request.log);
     if (!admission.ok) {
       const { status, headers, contentType, body } = admission;
@@ -92,14 +100,16 @@ export function registerAgUiRoutes(app: FastifyInstance, options: AgUiRoutesOpti
     return { stream, address };
   };
 
-  /** Sends the head, then the events as they come; the per-address place is held meanwhile. */
+  /**
+   * Sends the head, then the run's events as the frames come (`onFrame` picks the run's);
+   * the per-address place is held until the stream ends.
+   */
   const begin = (
     reply: FastifyReply,
-    stream: AgUiStream,
-    address: string | undefined,
+    { stream, address }: Opened,
     threadId: string,
+    run: AgUiRun,
     onFrame: (frame: ServerFrame) => void,
-    run: () => AgUiRun | undefined,
   ) => {
     reply.hijack();
     const anonymousKey = stream.visitor?.anonymousKey;
@@ -112,14 +122,17 @@ export function registerAgUiRoutes(app: FastifyInstance, options: AgUiRoutesOpti
       ...(anonymousKey ? { [ANONYMOUS_KEY_HEADER]: anonymousKey } : {}),
     });
     if (address !== undefined) options.openSockets?.opened(address);
-    const entry = { stream, run: undefined as AgUiRun | undefined };
+    const entry = { stream, run };
     live.add(entry);
-    stream.attach(reply.raw, onFrame, () => {
+    const handle = (frame: ServerFrame) => {
+      onFrame(frame);
+      if (run.ended) stream.end();
+    };
+    stream.attach(reply.raw, handle, () => {
       live.delete(entry);
       hub.leave(stream, threadId);
       if (address !== undefined) options.openSockets?.release(address);
     });
-    entry.run = run();
   };
 
   app.post(
@@ -148,8 +161,22 @@ export function registerAgUiRoutes(app: FastifyInstance, options: AgUiRoutesOpti
       const question = questionOf(input.data.messages);
       if (typeof question !== 'string')
         return refuse(reply, { status: 400, code: ErrorCode.BadFrame, message: question.error });
+      if ((await hub.helloNamed(stream, threadId)) === null) {
+        stream.end();
+        return refuse(reply, {
+          status: 403,
+          code: 'not_yours',
+          message:
+            stream.visitor?.kind === 'anonymous'
+              ? `this thread belongs to another visitor: send the ${ANONYMOUS_KEY_HEADER} header its first run answered with (or a visitor token)`
+              : 'this thread belongs to another visitor',
+        });
+      }
+      // Counted once the thread is known to be the visitor's: a refused request costs no send.
       const sends = address === undefined ? undefined : await connection.ipSends?.take(address);
       if (sends && !sends.ok) {
+        hub.leave(stream, threadId);
+        stream.end();
         const retryAfter = String(Math.max(1, Math.ceil(sends.retryInMs / 1000)));
         return refuse(reply, {
           status: 429,
@@ -158,32 +185,10 @@ export function registerAgUiRoutes(app: FastifyInstance, options: AgUiRoutesOpti
           headers: { 'retry-after': retryAfter },
         });
       }
-      if ((await hub.helloNamed(stream, threadId)) === null) {
-        stream.end();
-        return refuse(reply, {
-          status: 403,
-          code: 'not_yours',
-          message: 'this thread belongs to another visitor',
-        });
-      }
-      // Frames of another tab's turn, live when this one binds, are not this run's.
-      let ours = false;
       const run = new AgUiRun(threadId, runId, (event) => stream.write(event), threadId);
-      begin(
-        reply,
-        stream,
-        address,
-        threadId,
-        (frame) => {
-          const mine = 'clientMessageId' in frame && frame.clientMessageId === runId;
-          if (frame.type === 'user_message' && mine) ours = true;
-          // The question too: the run's view of the turn begins with it (cards' start times).
-          if (ours || (frame.type === 'error' && mine)) run.frame(frame);
-          if (run.ended) stream.end();
-        },
-        () => run,
-      );
+      begin(reply, opened, threadId, run, framesOfRun(runId, run));
       run.started();
+      if (stream.visitor?.anonymousKey) run.anonymousKey(stream.visitor.anonymousKey);
       // The newest user message is the turn; the runId is its client id, echoed on refusals.
       try {
         await hub.send(stream, threadId, question, runId);
@@ -202,32 +207,19 @@ export function registerAgUiRoutes(app: FastifyInstance, options: AgUiRoutesOpti
     { onRequest: hooks.withHeaders },
     async (request, reply) => {
       const { threadId } = request.params;
-      if (!THREAD_ID.test(threadId)) return refuse(reply, NOT_FOUND);
-      const opened = await open(request, reply);
-      if (!opened) return reply;
-      const { stream, address } = opened;
-      const joined = await joinExisting(stream, threadId);
-      if (!joined) return refuse(reply, NOT_FOUND);
-      const { ready, waiting } = joined;
+      const thread = await openThread(request, reply);
+      if (!thread) return reply;
+      const { opened, ready, waiting } = thread;
       const resume = waiting.find((frame): frame is StreamResumeFrame => frame.type === 'stream_resume');
       const later = waiting.slice(waiting.indexOf(resume ?? ready) + 1);
+      const { stream } = opened;
       const run = new AgUiRun(
         threadId,
         liveRunId(ready.messages, threadId),
         (e) => stream.write(e),
         threadId,
       );
-      begin(
-        reply,
-        stream,
-        address,
-        threadId,
-        (frame) => {
-          run.frame(frame);
-          if (run.ended) stream.end();
-        },
-        () => run,
-      );
+      begin(reply, opened, threadId, run, (frame) => run.frame(frame));
       run.rejoined(ready.messages, resume ?? null);
       for (const frame of later) run.frame(frame);
       if (run.ended) stream.end();
@@ -240,32 +232,33 @@ export function registerAgUiRoutes(app: FastifyInstance, options: AgUiRoutesOpti
     AG_UI_STOP_PATH,
     { onRequest: hooks.withHeaders },
     async (request, reply) => {
-      const { threadId } = request.params;
-      if (!THREAD_ID.test(threadId)) return refuse(reply, NOT_FOUND);
-      const opened = await open(request, reply);
-      if (!opened) return reply;
-      const joined = await joinExisting(opened.stream, threadId);
-      if (!joined) return refuse(reply, NOT_FOUND);
-      hub.leave(opened.stream, threadId);
-      opened.stream.end();
-      hub.abort(threadId);
+      const thread = await openThread(request, reply);
+      if (!thread) return reply;
+      const { stream } = thread.opened;
+      hub.leave(stream, request.params.threadId);
+      stream.end();
+      hub.abort(request.params.threadId);
       return reply.code(204).send();
     },
   );
 
   /**
-   * Binds the stream to a thread that exists and is its visitor's, with the frames that
-   * came meanwhile (`ready` first); an unknown thread (made just now, empty) or another
-   * visitor's is refused alike (null, the stream unbound), so ids cannot be probed.
+   * Opens a request for a thread that exists and is its visitor's (rejoin, stop): bound to
+   * it, with the frames that came meanwhile (`ready` first). An unknown thread (made just
+   * now by the bind, empty) or another visitor's is 404 alike, so ids cannot be probed.
    */
-  async function joinExisting(stream: AgUiStream, threadId: string) {
-    const bound = await hub.helloNamed(stream, threadId);
-    const waiting = stream.takeWaiting();
+  async function openThread(request: FastifyRequest<{ Params: { threadId: string } }>, reply: FastifyReply) {
+    const { threadId } = request.params;
+    if (!THREAD_ID.test(threadId)) return void (await refuse(reply, NOT_FOUND));
+    const opened = await open(request, reply);
+    if (!opened) return undefined;
+    const bound = await hub.helloNamed(opened.stream, threadId);
+    const waiting = opened.stream.takeWaiting();
     const ready = waiting.find((frame) => frame.type === 'ready');
-    if (bound !== null && ready?.type === 'ready' && ready.resumed) return { ready, waiting };
-    hub.leave(stream, threadId);
-    stream.end();
-    return null;
+    if (bound !== null && ready?.type === 'ready' && ready.resumed) return { opened, ready, waiting };
+    hub.leave(opened.stream, threadId);
+    opened.stream.end();
+    return void (await refuse(reply, NOT_FOUND));
   }
 
   // Preflights: the same origins as the socket; the headers an AG-UI client sends.
@@ -314,4 +307,20 @@ function firstIssue(error: { issues: Array<{ path: PropertyKey[]; message: strin
   if (!issue) return 'not a RunAgentInput';
   const at = issue.path.map(String).join('.');
   return `RunAgentInput${at ? `.${at}` : ''}: ${issue.message}`.slice(0, 300);
+}
+
+/**
+ * The frames of a POSTed run, handed to it: from its question (the `user_message` whose
+ * client id is its `runId`) to the turn's end, or the refusal of its question (an `error`
+ * with that client id: busy, a budget). Frames of another tab's turn, live when the run's
+ * stream binds, come before its question and are not its.
+ */
+function framesOfRun(runId: string, run: AgUiRun): (frame: ServerFrame) => void {
+  let ours = false;
+  return (frame) => {
+    const mine = 'clientMessageId' in frame && frame.clientMessageId === runId;
+    if (frame.type === 'user_message' && mine) ours = true;
+    // The question too: the run's view of the turn begins with it (cards' start times).
+    if (ours || (frame.type === 'error' && mine)) run.frame(frame);
+  };
 }

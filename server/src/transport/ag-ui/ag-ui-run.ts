@@ -43,6 +43,8 @@ export const CustomEvents = {
   toolProgress: 'aalis.tool_progress',
   /** A tool call waits for a visitor's approval (decided in the widget): the request. */
   approval: 'aalis.tool_approval_request',
+  /** The key of the anonymous visitor this run made: `{key}`, to send back as `X-Aalis-Anonymous-Key`. */
+  anonymousKey: 'aalis.anonymous_key',
 } as const;
 
 export class AgUiRun {
@@ -75,23 +77,34 @@ export class AgUiRun {
     this.emit({ type: EventType.RUN_STARTED, threadId: this.threadId, runId: this.runId } as BaseEvent);
   }
 
+  /** The anonymous visitor this run made (the client did not name one): its key, to keep. */
+  anonymousKey(key: string): void {
+    this.#custom(CustomEvents.anonymousKey, { key });
+  }
+
   /**
    * A client that rejoins: the conversation so far (`history`, and the live turn's parts
-   * as one assistant message), then for each call still being written its start and the
-   * arguments so far in one TOOL_CALL_ARGS, with its card's start time.
+   * as one assistant message), then text still being written as an open message with
+   * what is written so far (the rest continues it), and for each call still being written
+   * its start and the arguments so far in one TOOL_CALL_ARGS, with its card's start time.
    */
   rejoined(history: readonly ChatMessage[], live: StreamResumeFrame | null): void {
     this.started();
     const messages: Message[] = agUiMessages(history);
+    const parts = [...(live?.parts ?? [])];
+    // Text the model is still writing goes on in the same message, not in the snapshot.
+    const writing =
+      parts.at(-1)?.type === 'text' && !live?.toolCallsProgress.length ? parts.pop() : undefined;
     if (live) {
       this.#view = reduce(this.#view, live, this.now());
-      const answer: ChatMessage = { id: this.#nextId(), role: 'assistant', parts: live.parts, createdAt: 0 };
-      if (live.parts.length) messages.push(...agUiMessages([answer]));
-      for (const part of live.parts)
-        if (part.type === 'tool_call') this.#calls.set(part.callId, { ended: true });
+      const answer: ChatMessage = { id: this.#nextId(), role: 'assistant', parts, createdAt: 0 };
+      if (parts.length) messages.push(...agUiMessages([answer]));
+      for (const part of parts) if (part.type === 'tool_call') this.#calls.set(part.callId, { ended: true });
     }
     this.emit({ type: EventType.MESSAGES_SNAPSHOT, messages } as BaseEvent);
     if (!live) return this.#finish({ status: 'complete' });
+    if (writing?.type === 'text')
+      this.#stream({ type: 'stream', sessionId: live.sessionId, contentDelta: writing.text });
     for (const entry of live.toolCallsProgress) {
       this.#cards.set(entry.index, { name: entry.name, held: entry.arguments ?? '', ...callIdOf(entry) });
       this.#startCard(entry.index);

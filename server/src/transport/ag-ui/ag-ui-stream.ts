@@ -41,6 +41,8 @@ export class AgUiStream implements Peer {
   #onFrame: (frame: ServerFrame) => void = () => {};
   #response: ServerResponse | undefined;
   #closed = false;
+  /** The largest event written, in bytes: what may wait for the client besides the limit. */
+  #largest = 0;
   /** Called once when the stream ends, whichever side ends it. */
   #onClose: () => void = () => {};
 
@@ -90,6 +92,8 @@ export class AgUiStream implements Peer {
     this.#onFrame = onFrame;
     this.#onClose = onClose;
     response.on('close', () => this.end());
+    // Gone while the request was checked: its 'close' has been and will not come again.
+    if (response.destroyed || response.socket?.destroyed !== false) return this.end();
     const waiting = this.takeWaiting();
     this.#waiting = undefined;
     for (const frame of waiting) if (!this.#closed) onFrame(frame);
@@ -99,12 +103,16 @@ export class AgUiStream implements Peer {
     const response = this.#response;
     if (this.#closed || !response) return;
     const max = this.#options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
-    if (response.writableLength > max) {
-      // The client reads nothing: rather than hold its events, end its stream; it may rejoin.
+    // Over the limit, beyond the largest event written (a rejoin's snapshot may be large
+    // on its own): the client reads nothing. Rather than hold its events, its stream ends;
+    // it may rejoin.
+    if (response.writableLength - this.#largest > max) {
       response.destroy();
       return this.end();
     }
-    response.write(this.#encoder.encodeBinary(event));
+    const bytes = this.#encoder.encodeBinary(event);
+    this.#largest = Math.max(this.#largest, bytes.byteLength);
+    response.write(bytes);
   }
 
   /** Ends the stream (the run ended, the client went, the server stops). */
