@@ -87,7 +87,12 @@ export async function* streamRound<Item>(
       (number) => {
         attempt = number;
         silence.attempt();
-        return openInTime(provider, source, controller.signal, options.firstByteTimeoutMs);
+        return openInTime(
+          provider,
+          (attempt) => source.open(attempt),
+          controller.signal,
+          options.firstByteTimeoutMs,
+        );
       },
       ({ attempt: next, delayMs }) => {
         // The countdown says it all until the next attempt starts.
@@ -133,16 +138,19 @@ export async function* streamRound<Item>(
 }
 
 /**
- * One attempt at opening the response, given up (as a retryable timeout) when it has
- * not started in time. Each attempt has its own signal, so a timed-out attempt is
- * cancelled without cancelling the retry; the round's signal still reaches every one.
+ * One attempt at opening a response, given up (as a timeout) when it has not started in
+ * time: retryable unless `retryable` says no (an upstream agent may have begun its run,
+ * which must not be posted twice). Each attempt has its own signal, so a timed-out attempt
+ * is cancelled without cancelling the retry; the round's signal still reaches every one,
+ * and keeps reaching the response while it streams.
  */
-async function openInTime<Item>(
-  provider: string,
-  source: RoundSource<Item>,
+export async function openInTime<T>(
+  who: string,
+  open: (signal: AbortSignal) => Promise<T>,
   roundSignal: AbortSignal,
   timeoutMs = DEFAULT_FIRST_BYTE_TIMEOUT_MS,
-): Promise<AsyncIterable<Item>> {
+  { retryable = true } = {},
+): Promise<T> {
   const attempt = new AbortController();
   const onRoundAbort = () => attempt.abort();
   roundSignal.addEventListener('abort', onRoundAbort, { once: true });
@@ -153,18 +161,14 @@ async function openInTime<Item>(
   }, timeoutMs);
   try {
     // The listener stays while the response streams: a round abort must still reach it.
-    return await source.open(attempt.signal);
+    return await open(attempt.signal);
   } catch (error) {
     roundSignal.removeEventListener('abort', onRoundAbort);
     if (timedOut && !roundSignal.aborted) {
-      throw new ProviderError(
-        'timeout',
-        `${provider} did not start answering in ${formatSeconds(timeoutMs)}`,
-        {
-          retryable: true,
-          cause: error,
-        },
-      );
+      throw new ProviderError('timeout', `${who} did not start answering in ${formatSeconds(timeoutMs)}`, {
+        retryable,
+        cause: error,
+      });
     }
     throw error;
   } finally {

@@ -14,7 +14,11 @@ import { maskUrl } from '../../util/secrets.js';
 import { ProviderError, abortedError, parseRetryAfter } from '../../providers/core/errors.js';
 import { httpFetch } from '../../providers/core/http-fetch.js';
 import { defaultRetryPolicy, withRetries, type RetryPolicy } from '../../providers/core/retry.js';
-import { DEFAULT_FIRST_BYTE_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from '../../providers/core/round-stream.js';
+import {
+  DEFAULT_FIRST_BYTE_TIMEOUT_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  openInTime,
+} from '../../providers/core/round-stream.js';
 import { SilenceWatch } from '../../providers/core/silence-watch.js';
 import type { SseEvent } from './agent-event.js';
 import { AgentRunError, runCutOff } from './agent-errors.js';
@@ -118,35 +122,25 @@ const idleError = (agent: string, patience: RunPatience) =>
 /** One attempt: the response started in time and is an event stream, else a typed error. */
 async function open(call: RunCall, runSignal: AbortSignal): Promise<AsyncIterable<Uint8Array>> {
   const { agent, url, patience } = call;
-  const timeoutMs = patience.firstByteTimeoutMs ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS;
-  const attempt = new AbortController();
-  const onRunAbort = () => attempt.abort();
-  runSignal.addEventListener('abort', onRunAbort, { once: true });
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    attempt.abort();
-  }, timeoutMs);
   let response: Response;
   try {
-    response = await httpFetch(url, {
-      method: 'POST',
-      headers: { ...call.headers, 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify(call.body),
-      signal: attempt.signal,
-    });
+    response = await openInTime(
+      `the ${agent} agent`,
+      (signal) =>
+        httpFetch(url, {
+          method: 'POST',
+          headers: { ...call.headers, 'content-type': 'application/json', accept: 'text/event-stream' },
+          body: JSON.stringify(call.body),
+          signal,
+        }),
+      runSignal,
+      patience.firstByteTimeoutMs ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS,
+      // The agent may be working on it: a run is never posted twice once it may have started.
+      { retryable: false },
+    );
   } catch (error) {
-    runSignal.removeEventListener('abort', onRunAbort);
     if (runSignal.aborted) throw abortedError(agent);
-    // The agent may be working on it: a run is never posted twice once it may have started.
-    if (timedOut)
-      throw new AgentRunError(
-        'timeout',
-        `the ${agent} agent did not start answering in ${formatSeconds(timeoutMs)}`,
-        {
-          cause: error,
-        },
-      );
+    if (error instanceof ProviderError) throw error;
     throw new AgentRunError(
       'upstream',
       `the ${agent} agent at ${maskUrl(url)} cannot be reached: ${(error as Error).message}`,
@@ -156,8 +150,6 @@ async function open(call: RunCall, runSignal: AbortSignal): Promise<AsyncIterabl
         told: 'the agent cannot be reached right now',
       },
     );
-  } finally {
-    clearTimeout(timer);
   }
   const body = response.body as unknown as (AsyncIterable<Uint8Array> & { destroy?(): void }) | null;
   if (!response.ok) {
