@@ -9,12 +9,11 @@
 //
 // How to put an Aalis server in front of it: README.md.
 import { randomUUID } from 'node:crypto';
-import { EventEmitter } from 'node:events';
-import { createServer } from 'node:http';
 import { EventType } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
 import { fragments, plan, questionOf, readJson, sleep, words } from './agent-script.mjs';
+import { plain, serveAgent } from './serve-agent.mjs';
 
 /**
  * Starts the agent. `pace` is the wait in ms after each fragment (0 in tests), `fragments`
@@ -22,27 +21,10 @@ import { fragments, plan, questionOf, readJson, sleep, words } from './agent-scr
  * `{ runId, outcome: 'finished' | 'stopped', sentFragments, totalFragments }`.
  */
 export function startAgent({ port = 8790, host = '127.0.0.1', pace = 40, fragments: count = 60 } = {}) {
-  const runs = new EventEmitter();
-  const server = createServer((request, response) => {
-    handle(request, response, { pace, count, runs }).catch((error) => {
-      // A bug here must not take the process down with every other run.
-      console.error('agent: run failed', error);
-      if (!response.headersSent) response.writeHead(500).end();
-      else response.end();
-    });
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      const url = `http://${host}:${server.address().port}/`;
-      const close = () =>
-        new Promise((done) => {
-          server.close(() => done());
-          // Streams still open would hold close() until they end.
-          server.closeAllConnections();
-        });
-      resolve({ url, runs, close });
-    });
+  return serveAgent((request, response, runs) => handle(request, response, { pace, count, runs }), {
+    port,
+    host,
+    name: 'agent',
   });
 }
 
@@ -119,10 +101,6 @@ async function handle(request, response, { pace, count, runs }) {
     run.outcome = 'stopped';
   }
   runs.emit('end', run);
-}
-
-function plain(response, status, text, headers = {}) {
-  response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers }).end(text);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

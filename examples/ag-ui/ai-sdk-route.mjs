@@ -9,10 +9,9 @@
 //
 // How to put an Aalis server in front of it: README.md.
 import { randomUUID } from 'node:crypto';
-import { EventEmitter } from 'node:events';
-import { createServer } from 'node:http';
 import { createUIMessageStream, pipeUIMessageStreamToResponse, safeValidateUIMessages } from 'ai';
 import { fragments, plan, readJson, sleep, words } from './agent-script.mjs';
+import { plain, serveAgent } from './serve-agent.mjs';
 
 /**
  * Starts the route. `pace`, `fragments` and `runs` (its `end` events) mean what they mean
@@ -20,25 +19,10 @@ import { fragments, plan, readJson, sleep, words } from './agent-script.mjs';
  * where `runId` is the chat's `id`.
  */
 export function startRoute({ port = 8791, host = '127.0.0.1', pace = 40, fragments: count = 60 } = {}) {
-  const runs = new EventEmitter();
-  const server = createServer((request, response) => {
-    handle(request, response, { pace, count, runs }).catch((error) => {
-      console.error('ai-sdk-route: request failed', error);
-      if (!response.headersSent) response.writeHead(500).end();
-      else response.end();
-    });
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      const url = `http://${host}:${server.address().port}/`;
-      const close = () =>
-        new Promise((done) => {
-          server.close(() => done());
-          server.closeAllConnections();
-        });
-      resolve({ url, runs, close });
-    });
+  return serveAgent((request, response, runs) => handle(request, response, { pace, count, runs }), {
+    port,
+    host,
+    name: 'ai-sdk-route',
   });
 }
 
@@ -113,10 +97,6 @@ async function answer(writer, steps, pieces, run, { pace, signal }) {
   writer.write({ type: 'text-end', id });
   writer.write({ type: 'finish-step' });
   writer.write({ type: 'finish', finishReason: 'stop' });
-}
-
-function plain(response, status, text, headers = {}) {
-  response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers }).end(text);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
