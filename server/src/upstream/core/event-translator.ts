@@ -83,7 +83,9 @@ export class EventTranslator {
         if (!event.delta) return false;
         this.#whenWritten(() => {
           this.#flush();
-          this.#stream(event.kind === 'text' ? { contentDelta: event.delta } : { reasoningDelta: event.delta });
+          this.#stream(
+            event.kind === 'text' ? { contentDelta: event.delta } : { reasoningDelta: event.delta },
+          );
         });
         return true;
       case 'block-end':
