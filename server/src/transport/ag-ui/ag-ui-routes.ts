@@ -8,7 +8,6 @@
  * the budgets all apply.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import {
   ErrorCode,
   Limits,
@@ -23,7 +22,8 @@ import type { ConnectionOptions } from '../client-connection.js';
 import type { RouteHooks } from '../http-routes.js';
 import { isOriginAllowed } from '../origin.js';
 import { AgUiRun } from './ag-ui-run.js';
-import { AgUiStream } from './ag-ui-stream.js';
+import { agUiPackages } from './ag-ui-packages.js';
+import { AgUiStream, encoderFor } from './ag-ui-stream.js';
 import { ANONYMOUS_KEY_HEADER, identifyAgUi } from './ag-ui-visitor.js';
 import { questionOf } from './run-input.js';
 
@@ -94,7 +94,7 @@ export function registerAgUiRoutes(app: FastifyInstance, options: AgUiRoutesOpti
     const stream = new AgUiStream({
       visitor: identity.visitor,
       address,
-      accept: request.headers.accept,
+      encoder: await encoderFor(request.headers.accept),
       challenge: connection.challenge,
     });
     return { stream, address };
@@ -142,6 +142,7 @@ export function registerAgUiRoutes(app: FastifyInstance, options: AgUiRoutesOpti
       const opened = await open(request, reply);
       if (!opened) return reply;
       const { stream, address } = opened;
+      const { RunAgentInputSchema } = await agUiPackages();
       const input = RunAgentInputSchema.safeParse(request.body);
       if (!input.success)
         return refuse(reply, { status: 400, code: ErrorCode.BadFrame, message: firstIssue(input.error) });

@@ -9,12 +9,13 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { BaseEvent } from '@ag-ui/core';
-import { AGUI_MEDIA_TYPE, EventEncoder } from '@ag-ui/encoder';
+import type { EventEncoder } from '@ag-ui/encoder';
 import type { ServerFrame } from '@aalis/protocol';
 import type { Visitor } from '../../identity/visitor.js';
 import type { Peer, PeerRefusal } from '../../sessions/hub-options.js';
 import type { ChallengeGate } from '../challenge-gate.js';
 import { challengeRequired } from '../challenge-gate.js';
+import { agUiPackages } from './ag-ui-packages.js';
 
 /** What an AG-UI client may leave unread before its stream is cut. */
 export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
@@ -23,8 +24,8 @@ export interface AgUiStreamOptions {
   visitor?: Visitor | undefined;
   /** The client address's count key, for the per-address budgets. */
   address?: string | undefined;
-  /** The request's `Accept`: the encoder answers in the framing it asks for. */
-  accept?: string | undefined;
+  /** How events are written: SSE, or the protobuf framing (encoderFor). */
+  encoder: EventEncoder;
   challenge?: ChallengeGate | undefined;
   maxBufferedBytes?: number;
 }
@@ -50,10 +51,7 @@ export class AgUiStream implements Peer {
     this.#options = options;
     this.visitor = options.visitor;
     this.address = options.address;
-    // SSE unless AG-UI's protobuf framing is named: `@ag-ui/encoder` picks protobuf for
-    // `*/*` too, which a plain `fetch` or curl sends and could not read.
-    const protobuf = options.accept?.includes(AGUI_MEDIA_TYPE);
-    this.#encoder = new EventEncoder(protobuf ? { accept: options.accept! } : {});
+    this.#encoder = options.encoder;
   }
 
   get contentType(): string {
@@ -123,4 +121,14 @@ export class AgUiStream implements Peer {
     if (this.#response && !this.#response.writableEnded) this.#response.end();
     this.#onClose();
   }
+}
+
+/**
+ * The encoder for a request's `Accept`: SSE unless AG-UI's protobuf framing is named.
+ * (`@ag-ui/encoder` itself picks protobuf for an Accept of any type too, which a plain `fetch` or curl
+ * sends and could not read.)
+ */
+export async function encoderFor(accept: string | undefined): Promise<EventEncoder> {
+  const { AGUI_MEDIA_TYPE, EventEncoder } = await agUiPackages();
+  return new EventEncoder(accept?.includes(AGUI_MEDIA_TYPE) ? { accept } : {});
 }

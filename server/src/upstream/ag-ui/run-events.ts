@@ -7,7 +7,7 @@
  * completes it, with its `usage` (the protocol's TokenUsage, summed over its models).
  */
 import { EventType, type AGUIEvent, type ContentPart, type TokenUsage } from '@ag-ui/core';
-import { EventSchemas } from '@ag-ui/core/schemas';
+import type * as Schemas from '@ag-ui/core/schemas';
 import { usageOf, type AgentStreamEvent, type RunReader, type SseEvent } from '../core/agent-event.js';
 import { AgentRunError, unreadable } from '../core/agent-errors.js';
 
@@ -20,8 +20,8 @@ export class AgUiRunReader implements RunReader {
   #started = false;
   readonly #open = new Map<ChunkType, string>();
 
-  read({ data }: SseEvent): AgentStreamEvent[] {
-    const event = parseEvent(data);
+  async read({ data }: SseEvent): Promise<AgentStreamEvent[]> {
+    const event = await parseEvent(data);
     const source = event.type;
     if (!this.#started && event.type !== EventType.RUN_STARTED && event.type !== EventType.RUN_ERROR)
       throw unreadable(AGENT, `${source} before RUN_STARTED`);
@@ -160,13 +160,20 @@ export class AgUiRunReader implements RunReader {
   }
 }
 
-function parseEvent(data: string): AGUIEvent {
+/**
+ * The official schemas, loaded with the first event read: zod and the schemas cost a
+ * server that fronts no AG-UI agent nothing (most servers, and every test process).
+ */
+let schemas: Promise<typeof Schemas> | undefined;
+
+async function parseEvent(data: string): Promise<AGUIEvent> {
   let json: unknown;
   try {
     json = JSON.parse(data);
   } catch {
     throw unreadable(AGENT, `an event that is not JSON: ${data.slice(0, 200)}`);
   }
+  const { EventSchemas } = await (schemas ??= import('@ag-ui/core/schemas'));
   const parsed = EventSchemas.safeParse(json);
   if (parsed.success) return parsed.data as AGUIEvent;
   const type = (json as { type?: unknown } | null)?.type;

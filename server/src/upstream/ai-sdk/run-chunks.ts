@@ -7,14 +7,17 @@
  * message metadata (`start`, `message-metadata`, `finish`): `totalUsage`, else `usage`,
  * as `{ inputTokens, outputTokens, totalTokens }`, the AI SDK's own names.
  */
-import { uiMessageChunkSchema, type UIMessageChunk } from 'ai';
+import type { UIMessageChunk, uiMessageChunkSchema } from 'ai';
 import { usageOf, type AgentStreamEvent, type RunReader, type SseEvent } from '../core/agent-event.js';
 import { unreadable } from '../core/agent-errors.js';
 
 const AGENT = 'ai-sdk';
 
-/** The schema, made once, when the first stream is read. */
-let schema: ReturnType<typeof uiMessageChunkSchema> | undefined;
+/**
+ * The schema, made once, when the first stream is read: the `ai` package is loaded then,
+ * so that it costs a server that fronts no AI SDK route (and every test process) nothing.
+ */
+let schema: Promise<ReturnType<typeof uiMessageChunkSchema>> | undefined;
 
 export class AiSdkRunReader implements RunReader {
   /** The calls opened so far. */
@@ -139,8 +142,8 @@ async function parseChunk(data: string): Promise<UIMessageChunk> {
   } catch {
     throw unreadable(AGENT, `a chunk that is not JSON: ${data.slice(0, 200)}`);
   }
-  schema ??= uiMessageChunkSchema();
-  const checked = await schema.validate!(json);
+  schema ??= import('ai').then((ai) => ai.uiMessageChunkSchema());
+  const checked = await (await schema).validate!(json);
   if (checked.success) return checked.value;
   const type = (json as { type?: unknown } | null)?.type;
   throw unreadable(
