@@ -31,8 +31,9 @@ export class SessionBroadcast {
   toSession(sessionId: string, frame: ServerFrame): void {
     const session = this.registry.get(sessionId);
     if (!session) return;
-    const text = this.take(session, frame);
-    session.turn?.lease.publish(text, () => this.resume(session));
+    const json = this.take(session, frame);
+    // Alone, a lease has no one to publish to: the JSON with the argument text is not made.
+    if (this.coordination.shared) session.turn?.lease.publish(json.full, () => this.resume(session));
   }
 
   /**
@@ -40,31 +41,27 @@ export class SessionBroadcast {
    * session and, through the coordination, every other instance's.
    */
   share(sessionId: string, frame: ServerFrame, session = this.registry.get(sessionId)): void {
-    const text = JSON.stringify(frame);
-    if (session) this.take(session, frame, text);
-    this.coordination.share(sessionId, text);
+    const json = new FrameJson(frame);
+    if (session) this.take(session, frame, json);
+    this.coordination.share(sessionId, json.full);
   }
 
   /**
    * Reduces the frame into the session's buffer and delivers it to its peers; returns its
-   * JSON: made here once for every peer, or as another instance published it.
+   * JSON, made at most once in each form (`json`: as another instance published it).
    */
-  take(session: Session, frame: ServerFrame, text = JSON.stringify(frame)): string {
+  take(session: Session, frame: ServerFrame, json = new FrameJson(frame)): FrameJson {
     if (frame.type === 'user_message' || frame.type === 'message') session.epoch++;
     // Deleted, here or on another instance: its tabs leave it, and nothing starts in it.
     if (frame.type === 'session_deleted') session.deleted = true;
     const view = reduce(session.view, frame, this.now());
     // History is the store's job: the buffer keeps only the running turn, so it stays small.
     session.view = view.messages.length ? { ...view, messages: [] } : view;
-    let lean: { frame: ServerFrame; text: string } | undefined;
     for (const peer of session.peers) {
-      if (peer.argumentText) peer.deliver(frame, text);
-      else {
-        lean ??= leanOf(frame, text);
-        peer.deliver(lean.frame, lean.text);
-      }
+      if (peer.argumentText) peer.deliver(frame, json.full);
+      else peer.deliver(json.lean.frame, json.lean.text);
     }
-    return text;
+    return json;
   }
 
   /** The running turn as a tab that joins now needs it (`stream_resume`); null when none runs. */
@@ -79,8 +76,32 @@ export class SessionBroadcast {
   }
 }
 
-/** The frame without argument text, and its JSON: the same text when it had none. */
-function leanOf(frame: ServerFrame, text: string): { frame: ServerFrame; text: string } {
-  const lean = withoutArgumentText(frame);
-  return lean === frame ? { frame, text } : { frame: lean, text: JSON.stringify(lean) };
+/**
+ * A frame's JSON, each form made when first asked for, once for every peer: whole (peers
+ * that take argument text, other instances) and without a written call's argument text
+ * (sockets). A frame that carries none has one JSON for both.
+ */
+export class FrameJson {
+  #full: string | undefined;
+  #lean: { frame: ServerFrame; text: string } | undefined;
+
+  constructor(
+    readonly frame: ServerFrame,
+    full?: string,
+  ) {
+    this.#full = full;
+  }
+
+  get full(): string {
+    return (this.#full ??= JSON.stringify(this.frame));
+  }
+
+  get lean(): { frame: ServerFrame; text: string } {
+    if (!this.#lean) {
+      const lean = withoutArgumentText(this.frame);
+      this.#lean =
+        lean === this.frame ? { frame: lean, text: this.full } : { frame: lean, text: JSON.stringify(lean) };
+    }
+    return this.#lean;
+  }
 }

@@ -28,7 +28,7 @@ import {
 import { OrphanedTurns } from './orphaned-turns.js';
 import { mayOpen, ownerKey } from './owner.js';
 import { questionAgain, sentQuestion } from './questions.js';
-import { SessionBroadcast } from './session-broadcast.js';
+import { FrameJson, SessionBroadcast } from './session-broadcast.js';
 import { newSessionId, SessionRegistry, type Session } from './session-registry.js';
 import { TurnRunner } from './turn-runner.js';
 
@@ -340,7 +340,8 @@ export class SessionHub {
     session.followed ??= this.#settings.coordination.follow(session.id, {
       // Frames other instances published, in order, delivered as they came.
       frames: (frames) => {
-        for (const { frame, text } of frames) this.#broadcast.take(session, frame, text);
+        for (const { frame, text } of frames)
+          this.#broadcast.take(session, frame, new FrameJson(frame, text));
       },
       ownerGone: (turnId) => void this.#orphans.end(session, turnId),
       ownerLate: (turnId) => this.#orphans.late(session, turnId),
