@@ -104,3 +104,17 @@ export function createChallengeGate({
     },
   };
 }
+
+/**
+ * Whether a visitor may start a turn as far as the challenge goes (a peer's `clearance`):
+ * no gate, a signed visitor, or an anonymous one that passed is cleared (undefined);
+ * anyone else is refused with `challenge_required`.
+ */
+export async function challengeClearance(
+  gate: ChallengeGate | undefined,
+  visitor: { id: string; kind: 'signed' | 'anonymous' } | undefined,
+): Promise<ReturnType<typeof challengeRequired> | undefined> {
+  if (!gate || visitor?.kind === 'signed') return undefined;
+  if (visitor && (await gate.passed(visitor.id))) return undefined;
+  return challengeRequired(gate.challenge);
+}

@@ -20,7 +20,7 @@ import {
 } from '@aalis/protocol';
 import type { Peer, SessionHub } from '../sessions/session-hub.js';
 import type { PeerRefusal } from '../sessions/hub-options.js';
-import { CHALLENGE_TEXT, challengeRequired, type ChallengeGate } from './challenge-gate.js';
+import { CHALLENGE_TEXT, challengeClearance, type ChallengeGate } from './challenge-gate.js';
 import { logErrorWithId } from '../util/log-error.js';
 import type { Logger } from '../util/logger.js';
 import type { VisitorAuth } from '../identity/visitor-auth.js';
@@ -431,13 +431,12 @@ export class ClientConnection implements Peer {
    * when one is configured; a signed visitor never is asked.
    */
   async clearance(): Promise<PeerRefusal | undefined> {
-    const gate = this.options.challenge;
-    if (!gate || this.#challengePassed || this.#visitor?.kind === 'signed') return undefined;
-    if (this.#visitor && (await gate.passed(this.#visitor.id))) {
+    if (this.#challengePassed) return undefined;
+    const refusal = await challengeClearance(this.options.challenge, this.#visitor);
+    // Asked before every turn: a pass, once seen, is not asked of the store again.
+    if (!refusal && this.options.challenge && this.#visitor?.kind === 'anonymous')
       this.#challengePassed = true;
-      return undefined;
-    }
-    return challengeRequired(gate.challenge);
+    return refusal;
   }
 
   /**

@@ -13,8 +13,7 @@ import type { EventEncoder } from '@ag-ui/encoder';
 import type { ServerFrame } from '@aalis/protocol';
 import type { Visitor } from '../../identity/visitor.js';
 import type { Peer, PeerRefusal } from '../../sessions/hub-options.js';
-import type { ChallengeGate } from '../challenge-gate.js';
-import { challengeRequired } from '../challenge-gate.js';
+import { challengeClearance, type ChallengeGate } from '../challenge-gate.js';
 import { agUiPackages } from './ag-ui-packages.js';
 
 /** What an AG-UI client may leave unread before its stream is cut. */
@@ -63,11 +62,8 @@ export class AgUiStream implements Peer {
   }
 
   /** An anonymous visitor passes the bot challenge (when one is configured) before a turn, as on the socket. */
-  async clearance(): Promise<PeerRefusal | undefined> {
-    const gate = this.#options.challenge;
-    if (!gate || this.visitor?.kind === 'signed') return undefined;
-    if (this.visitor && (await gate.passed(this.visitor.id))) return undefined;
-    return challengeRequired(gate.challenge);
+  clearance(): Promise<PeerRefusal | undefined> {
+    return challengeClearance(this.#options.challenge, this.visitor);
   }
 
   deliver(frame: ServerFrame): void {
