@@ -12,7 +12,7 @@
 //   node bench/agent-relay.mjs            ROUNDS=3 FRAGMENTS=100 RATE=25
 import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { median, ms, percentile, startAalis, ws as WebSocket } from './lib.mjs';
+import { median, ms, percentile, startAalis, takeSseData, ws as WebSocket } from './lib.mjs';
 
 const FRAGMENTS = Number(process.env.FRAGMENTS ?? 100);
 const RATE = Number(process.env.RATE ?? 25);
@@ -56,16 +56,11 @@ const agentUrl = `http://127.0.0.1:${agent.address().port}/`;
 /** Reads an SSE response, calling `onEvent` with each parsed event as it arrives. */
 async function readSse(response, onEvent) {
   const decoder = new TextDecoder();
-  let buffered = '';
+  let rest = '';
   for await (const piece of response.body) {
-    buffered += decoder.decode(piece, { stream: true });
-    let end;
-    while ((end = buffered.indexOf('\n\n')) >= 0) {
-      const block = buffered.slice(0, end);
-      buffered = buffered.slice(end + 2);
-      const data = block.split('\n').find((line) => line.startsWith('data: '));
-      if (data) onEvent(JSON.parse(data.slice(6)));
-    }
+    const taken = takeSseData(rest + decoder.decode(piece, { stream: true }));
+    rest = taken.rest;
+    for (const data of taken.data) onEvent(JSON.parse(data));
   }
 }
 
