@@ -29,7 +29,7 @@ import type { Visitor } from '../identity/visitor.js';
 import { Outbox, defaultOutboxLimits, type OutboxLimits } from './outbox.js';
 import { RateWindow } from '../util/rate-window.js';
 import type { ChatEvents } from './chat-events.js';
-import { sameSecret } from './same-secret.js';
+import { tokenRule } from './visitor-token.js';
 
 /** What the connection needs of a socket; `ws`'s WebSocket has it. */
 export interface SocketLike {
@@ -259,15 +259,9 @@ export class ClientConnection implements Peer {
   #handle(frame: ClientFrame): void | Promise<void> {
     switch (frame.type) {
       case 'hello': {
-        const { auth } = this.options;
-        if (auth?.checksTokens) return this.#identify(auth, frame, frame.token);
-        // Otherwise the token, if any, is the server's shared one (AALIS_TOKEN): checked
-        // first, and the visitor is then the anonymous one its key names.
-        if (this.options.token !== undefined && !this.#tokenMatches(frame.token)) {
-          return this.close(CloseCode.Unauthorized, 'wrong or missing token');
-        }
-        if (auth)
-          return this.#identify(auth, frame, this.options.token === undefined ? frame.token : undefined);
+        const rule = tokenRule(this.options, frame.token);
+        if (!rule.ok) return this.close(CloseCode.Unauthorized, 'wrong or missing token');
+        if (rule.auth) return this.#identify(rule.auth, frame, rule.visitorToken);
         return this.#bind(frame);
       }
       case 'send':
@@ -473,10 +467,6 @@ export class ClientConnection implements Peer {
       expiresInMs,
     );
     this.#expiryTimer.unref();
-  }
-
-  #tokenMatches(token: string | undefined): boolean {
-    return token !== undefined && sameSecret(token, this.options.token!);
   }
 
   #error(

@@ -1,6 +1,6 @@
 /**
  * Who an AG-UI request is from, by the same rules as a `hello` on the socket
- * (client-connection.ts): with visitor tokens checked, `Authorization: Bearer <visitor
+ * (visitor-token.ts): with visitor tokens checked, `Authorization: Bearer <visitor
  * token>` names the visitor (none is an anonymous visitor, or a refusal when tokens are
  * required); otherwise a configured shared token (AALIS_TOKEN) must be the bearer, and the
  * visitor is the anonymous one the `X-Aalis-Anonymous-Key` header names (a new one, whose
@@ -11,7 +11,7 @@ import type { Visitor } from '../../identity/visitor.js';
 import { VISITOR_REFUSED_REASON } from '../../identity/visitor-auth.js';
 import type { Logger } from '../../util/logger.js';
 import type { ConnectionOptions } from '../client-connection.js';
-import { sameSecret } from '../same-secret.js';
+import { tokenRule } from '../visitor-token.js';
 
 /** The header an anonymous visitor's key travels in, both ways. */
 export const ANONYMOUS_KEY_HEADER = 'x-aalis-anonymous-key';
@@ -31,12 +31,11 @@ export async function identifyAgUi(
   const bearer = /^Bearer (.+)$/i.exec(headers.authorization ?? '')?.[1];
   const header = headers[ANONYMOUS_KEY_HEADER];
   const anonymousKey = typeof header === 'string' && header.length <= 512 ? header : undefined;
-  const { auth, token } = options;
-  if (!auth?.checksTokens && token !== undefined && !(bearer !== undefined && sameSecret(bearer, token)))
-    return { ok: false, status: 401, message: 'wrong or missing token' };
-  if (!auth) return { ok: true };
+  const rule = tokenRule(options, bearer);
+  if (!rule.ok) return { ok: false, status: 401, message: 'wrong or missing token' };
+  if (!rule.auth) return { ok: true };
   try {
-    const result = await auth.identify(auth.checksTokens ? bearer : undefined, remoteAddress, anonymousKey);
+    const result = await rule.auth.identify(rule.visitorToken, remoteAddress, anonymousKey);
     if (result.ok) return { ok: true, visitor: result.visitor };
     // Which check failed is for the operator: the client learns nothing from it.
     log.info({ remoteAddress: remoteAddress ?? null, why: result.why }, 'ag-ui: visitor token refused');
