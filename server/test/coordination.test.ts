@@ -48,7 +48,7 @@ class RecordingCoordination extends LocalCoordination {
     if (this.claimed === 'busy') return Promise.resolve('busy' as unknown as TurnLease);
     return Promise.resolve({
       owned: true,
-      publish: (text) => void this.published.push(JSON.parse(text).type),
+      publish: (text) => void this.published.push(JSON.parse(text()).type),
       release: () => {
         this.released++;
         return Promise.resolve();

@@ -67,9 +67,9 @@ export class OwnedTurn implements TurnLease {
     return this.#owned;
   }
 
-  publish(frameJson: string, resume: () => StreamResumeFrame | null): void {
+  publish(frameJson: () => string, resume: () => StreamResumeFrame | null): void {
     if (!this.#owned) return;
-    this.#batch.push(frameJson);
+    this.#batch.push(frameJson());
     this.#resume = resume;
     this.#scheduleFlush();
   }

@@ -132,13 +132,14 @@ export interface ApprovalDecision {
 /** A turn this instance runs, under its lease. */
 export interface TurnLease {
   /**
-   * Publishes a frame this instance delivered (its JSON, made once for every peer), for
+   * Publishes a frame this instance delivered (`frameJson` makes its JSON, argument text
+   * included, once for every peer; a lease with no one to publish to never asks), for
    * other instances' connections. Frames are written in batches (one per tick); `resume`
    * gives the snapshot a new tab would need after it, taken only when one is due. A frame
    * that cannot be written (the shared state is unreachable, or this instance lost the
    * turn) is logged, never thrown.
    */
-  publish(frameJson: string, resume: () => StreamResumeFrame | null): void;
+  publish(frameJson: () => string, resume: () => StreamResumeFrame | null): void;
   /**
    * False once another instance took the turn over (this one was presumed dead): its
    * frames and its answer are refused from then on (fencing).

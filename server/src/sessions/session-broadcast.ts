@@ -32,8 +32,11 @@ export class SessionBroadcast {
     const session = this.registry.get(sessionId);
     if (!session) return;
     const json = this.take(session, frame);
-    // Alone, a lease has no one to publish to: the JSON with the argument text is not made.
-    if (this.coordination.shared) session.turn?.lease.publish(json.full, () => this.resume(session));
+    // A lease with no one to publish to (alone) never asks for the JSON with the argument text.
+    session.turn?.lease.publish(
+      () => json.full,
+      () => this.resume(session),
+    );
   }
 
   /**
