@@ -16,6 +16,7 @@
 // the others' output is held and printed when their turn comes.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { relative } from 'node:path';
 import { ensureChromium } from './ensure-chromium.mjs';
 
 const results = '.test-results';
@@ -70,6 +71,9 @@ function run(log, command, args, env = {}) {
   });
 }
 
+/** The first line of a failure's message, cut short (its stack is in the log above). */
+const firstLine = (message = '') => message.split('\n')[0].slice(0, 200);
+
 const readCounts = (file, map) => {
   if (!existsSync(file)) return null;
   try {
@@ -91,6 +95,12 @@ async function vitest(log, report, args = [], env = {}) {
   const counts = readCounts(file, (r) => ({
     passed: r.numPassedTests,
     failed: r.numFailedTests + (r.success || r.numFailedTests ? 0 : 1),
+    // Named in the summary, which is often all a CI page shows of a long log.
+    failures: r.testResults.flatMap((f) =>
+      f.assertionResults
+        .filter((a) => a.status === 'failed')
+        .map((a) => `${relative(process.cwd(), f.name)} > ${a.fullName}: ${firstLine(a.failureMessages[0])}`),
+    ),
   }));
   return { ok, counts };
 }
@@ -224,6 +234,7 @@ for (const s of [build, lint, nodeTests, packages, browser, engines]) {
   passed += c.passed;
   failed += c.failed;
   lines.push(`${c.failed ? 'FAIL' : 'ok  '} ${s.name}: ${c.passed} passed, ${c.failed} failed${took}`);
+  for (const failure of (c.failures ?? []).slice(0, 10)) lines.push(`     ✗ ${failure}`);
   if (s.note) lines.push(`     ${s.note()}`);
 }
 await Promise.allSettled([installs.base, installs.engines]);

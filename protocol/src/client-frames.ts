@@ -1,6 +1,7 @@
 /** Frames a client sends to the server (PROTOCOL.md section 3). */
 import * as v from 'valibot';
 import { Limits, PROTOCOL_VERSION } from './constants.js';
+import { ElicitationActionSchema, ElicitationValueSchema, recordOf } from './shapes.js';
 
 export const HelloFrameSchema = v.object({
   type: v.literal('hello'),
@@ -107,6 +108,32 @@ export const DeleteSessionFrameSchema = v.object({
   sessionId: v.pipe(v.string(), v.maxLength(Limits.sessionId)),
 });
 
+/**
+ * A visitor's answer to an `elicitation`. `content` only with `accept` of a form: the
+ * values by field name, checked by the server against the form (an invalid answer gets an
+ * `error` and the request stays open). The first valid answer wins.
+ */
+export const ElicitationAnswerFrameSchema = v.object({
+  type: v.literal('elicitation_answer'),
+  elicitationId: v.pipe(v.string(), v.maxLength(Limits.elicitationId)),
+  action: ElicitationActionSchema,
+  content: v.optional(recordOf(v.pipe(v.string(), v.maxLength(Limits.callId)), ElicitationValueSchema)),
+});
+
+/**
+ * An MCP App, shown in the card of tool call `callId`, calls a tool of its own MCP server
+ * (the bridge's `tools/call`). Answered by `app_tool_result` with the same `requestId`,
+ * to this connection only. The site's approval rules apply.
+ */
+export const AppToolCallFrameSchema = v.object({
+  type: v.literal('app_tool_call'),
+  requestId: v.pipe(v.string(), v.maxLength(Limits.callId)),
+  callId: v.pipe(v.string(), v.maxLength(Limits.callId)),
+  /** The tool's name on its MCP server. */
+  name: v.pipe(v.string(), v.maxLength(Limits.callId)),
+  arguments: v.optional(recordOf(v.string(), v.unknown())),
+});
+
 export type HelloFrame = v.InferOutput<typeof HelloFrameSchema>;
 export type SendFrame = v.InferOutput<typeof SendFrameSchema>;
 export type AbortFrame = v.InferOutput<typeof AbortFrameSchema>;
@@ -118,6 +145,8 @@ export type EditFrame = v.InferOutput<typeof EditFrameSchema>;
 export type ListSessionsFrame = v.InferOutput<typeof ListSessionsFrameSchema>;
 export type RenameSessionFrame = v.InferOutput<typeof RenameSessionFrameSchema>;
 export type DeleteSessionFrame = v.InferOutput<typeof DeleteSessionFrameSchema>;
+export type ElicitationAnswerFrame = v.InferOutput<typeof ElicitationAnswerFrameSchema>;
+export type AppToolCallFrame = v.InferOutput<typeof AppToolCallFrameSchema>;
 export type ClientFrame =
   | HelloFrame
   | SendFrame
@@ -129,7 +158,9 @@ export type ClientFrame =
   | EditFrame
   | ListSessionsFrame
   | RenameSessionFrame
-  | DeleteSessionFrame;
+  | DeleteSessionFrame
+  | ElicitationAnswerFrame
+  | AppToolCallFrame;
 
 /** Schema of each client frame, by its `type`. */
 export const clientFrameSchemas = {
@@ -144,4 +175,6 @@ export const clientFrameSchemas = {
   list_sessions: ListSessionsFrameSchema,
   rename_session: RenameSessionFrameSchema,
   delete_session: DeleteSessionFrameSchema,
+  elicitation_answer: ElicitationAnswerFrameSchema,
+  app_tool_call: AppToolCallFrameSchema,
 } as const;

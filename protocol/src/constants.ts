@@ -85,6 +85,17 @@ export const ErrorCode = {
    * asked): the challenge is shown again. Sent for the hello, before any `send`.
    */
   ChallengeFailed: 'challenge_failed',
+  /**
+   * An `elicitation_answer` that does not fit its form (a required field missing, a value
+   * of the wrong type or out of range): the request stays open; `elicitationId` names it.
+   */
+  InvalidAnswer: 'invalid_answer',
+  /**
+   * An `elicitation_answer` for nothing open now (answered, expired, never asked). An
+   * `app_tool_call` is never refused with an `error`: its `app_tool_result` says why, so
+   * that the app's request gets its answer.
+   */
+  NotPending: 'not_pending',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -118,4 +129,6 @@ export const Limits = {
   imagesPerMessage: 16,
   /** An uploaded image's id (`img_` and 22 characters). */
   imageId: 64,
+  /** An elicitation's id (the server's own, never an MCP server's). */
+  elicitationId: 64,
 } as const;

@@ -27,9 +27,14 @@ function parseWith<T>(table: Record<string, v.GenericSchema>, value: unknown): D
   const result = v.safeParse(table[envelope.type]!, value, { abortEarly: true });
   if (result.success) return { ok: true, frame: result.output as T };
   const issue = result.issues[0];
-  const field = v.getDotPath(issue) ?? undefined;
+  // A record's key that is wrong is named by its record: the key itself may be huge. (A
+  // missing field is a `key` issue too, of no input, and named by its own name.)
+  const badKey = issue.path?.at(-1)?.origin === 'key' && issue.input !== undefined;
+  // (The record is inside the frame: the path left is never empty.)
+  const recordPath = issue.path?.slice(0, -1) as v.BaseIssue<unknown>['path'];
+  const field = v.getDotPath(badKey ? { ...issue, path: recordPath } : issue) ?? undefined;
   const where = field === undefined ? envelope.type : `${envelope.type}.${field}`;
-  return badFrame(`${where}: ${describeIssue(issue)}`, field);
+  return badFrame(`${where}: ${badKey ? 'a key ' : ''}${describeIssue(issue)}`, field);
 }
 
 /** Validates a value that is meant to be a client frame. */

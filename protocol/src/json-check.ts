@@ -1,7 +1,7 @@
 /**
  * A very small checker for the subset of JSON Schema that our generated schema uses
- * (type, const, enum, properties, required, items, oneOf, $ref, minimum, minLength,
- * maxLength), in the compact form json-schema.ts writes for it: a `$ref` is the bare
+ * (type, const, enum, properties, required, additionalProperties, items, oneOf, $ref,
+ * minimum, minLength, maxLength), in the compact form json-schema.ts writes for it: a `$ref` is the bare
  * definition name, and `properties` implies an object. It exists so that a browser can validate server frames against the very
  * schema the valibot definitions produce, for a few hundred bytes instead of the
  * validation library's few kilobytes. The protocol tests hold it to agree with the
@@ -14,6 +14,8 @@ export interface JsonSchema {
   enum?: readonly unknown[];
   properties?: Readonly<Record<string, JsonSchema>>;
   required?: readonly string[];
+  /** A record's values (or the fields `properties` does not name). */
+  additionalProperties?: JsonSchema;
   items?: JsonSchema;
   oneOf?: readonly JsonSchema[];
   $ref?: string;
@@ -34,6 +36,7 @@ export const SUPPORTED_KEYWORDS = [
   'enum',
   'properties',
   'required',
+  'additionalProperties',
   'items',
   'oneOf',
   '$ref',
@@ -92,6 +95,13 @@ export function checkJson(
   if (Array.isArray(value) && schema.items) {
     for (let i = 0; i < value.length; i++) {
       const problem = checkJson(schema.items, defs, value[i], join(path, i));
+      if (problem) return problem;
+    }
+  }
+  if (schema.additionalProperties && kind(value) === 'object') {
+    for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+      if (schema.properties && Object.hasOwn(schema.properties, key)) continue;
+      const problem = checkJson(schema.additionalProperties, defs, item, join(path, key));
       if (problem) return problem;
     }
   }

@@ -28,6 +28,9 @@ const named = {
   ImageRef: shapes.ImageRefSchema,
   ChatMessage: shapes.ChatMessageSchema,
   TurnStatusEntry: shapes.TurnStatusEntrySchema,
+  ToolApp: shapes.ToolAppSchema,
+  ElicitationForm: shapes.ElicitationFormSchema,
+  Elicitation: shapes.ElicitationSchema,
   Challenge: ChallengeSchema,
 };
 
@@ -38,9 +41,11 @@ export function buildJsonSchema(): Record<string, unknown> {
   const frames: Record<string, v.GenericSchema> = {};
   for (const [type, schema] of Object.entries(clientFrameSchemas)) frames[frameName(type, 'Client')] = schema;
   for (const [type, schema] of Object.entries(serverFrameSchemas)) frames[frameName(type, 'Server')] = schema;
+  // `output`: a pipe that checks its input before its schema (shapes.ts `recordOf`) is
+  // described by that schema; no other pipe of ours has two schemas.
   const definitions = toJsonSchemaDefs(
     { ...named, ...frames },
-    { errorMode: 'throw', target: 'draft-2020-12' },
+    { errorMode: 'throw', target: 'draft-2020-12', typeMode: 'output' },
   );
   const refs = (side: 'Client' | 'Server', table: object) =>
     Object.keys(table).map((type) => ({ $ref: `#/$defs/${frameName(type, side)}` }));
@@ -64,28 +69,45 @@ export function buildJsonSchema(): Record<string, unknown> {
 /**
  * The part of the schema that a browser needs to check server frames: each server
  * frame's schema by `type`, and the definitions they reach. Written to
- * src/generated/server-frame-checks.ts for client-decode.ts.
+ * src/generated/server-frame-checks.ts for client-decode.ts. A definition reached from
+ * one place only is written in that place: its name, twice, would cost more bytes than
+ * it saves.
  */
 function buildServerFrameChecks(): { frames: Record<string, unknown>; defs: Record<string, unknown> } {
   const all = buildJsonSchema().$defs as Record<string, unknown>;
   const frames: Record<string, unknown> = {};
-  for (const type of Object.keys(serverFrameSchemas)) frames[type] = all[frameName(type, 'Server')];
-  const defs: Record<string, unknown> = {};
-  const visit = (node: unknown): void => {
-    if (typeof node !== 'object' || node === null) return;
-    const ref = (node as { $ref?: unknown }).$ref;
-    if (typeof ref === 'string') {
-      const name = ref.slice(ref.lastIndexOf('/') + 1);
-      if (!(name in defs)) {
-        defs[name] = all[name];
-        visit(all[name]);
-      }
-    }
-    Object.values(node).forEach(visit);
+  for (const type of Object.keys(serverFrameSchemas))
+    frames[type] = withoutTypeTag(all[frameName(type, 'Server')]);
+  const refName = (node: unknown): string | undefined => {
+    const ref = (node as { $ref?: unknown } | null)?.$ref;
+    return typeof ref === 'string' ? ref.slice(ref.lastIndexOf('/') + 1) : undefined;
   };
-  visit(frames);
-  const sorted = Object.fromEntries(Object.entries(defs).sort(([a], [b]) => a.localeCompare(b)));
-  return compact({ frames, defs: sorted }) as {
+  // Each definition's body is counted once, as it is written once, in place or by name.
+  const uses = new Map<string, number>();
+  const count = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null) return;
+    const name = refName(node);
+    if (name !== undefined) {
+      uses.set(name, (uses.get(name) ?? 0) + 1);
+      if (uses.get(name) === 1) count(all[name]);
+    }
+    Object.values(node).forEach(count);
+  };
+  count(frames);
+  const inline = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(inline);
+    if (typeof node !== 'object' || node === null) return node;
+    const name = refName(node);
+    if (name !== undefined && uses.get(name) === 1) return inline(all[name]);
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, inline(value)]));
+  };
+  const defs = Object.fromEntries(
+    [...uses]
+      .filter(([, n]) => n > 1)
+      .map(([name]) => [name, inline(all[name])] as const)
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
+  return compact({ frames: inline(frames), defs }) as {
     frames: Record<string, unknown>;
     defs: Record<string, unknown>;
   };
@@ -94,6 +116,8 @@ function buildServerFrameChecks(): { frames: Record<string, unknown>; defs: Reco
 /**
  * Bytes matter in the browser: a `$ref` becomes the bare definition name, and
  * `type: 'object'` goes where `properties` already says it (json-check.ts reads both so).
+ * A record's `propertyNames: {type: 'string'}` goes too: every JSON key is a string. So
+ * does the `type` of an `enum`: a value equal to one of the listed ones has their type.
  */
 function compact(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(compact);
@@ -102,9 +126,25 @@ function compact(node: unknown): unknown {
   for (const [key, value] of Object.entries(node)) {
     if (key === '$ref' && typeof value === 'string') out[key] = value.slice(value.lastIndexOf('/') + 1);
     else if (key === 'type' && value === 'object' && 'properties' in node) continue;
+    else if (key === 'type' && 'enum' in node) continue;
+    else if (key === 'propertyNames' && JSON.stringify(value) === '{"type":"string"}') continue;
     else out[key] = compact(value);
   }
   return out;
+}
+
+/**
+ * A frame's schema without its `type: {const}`: the envelope check found the schema by
+ * that very `type` (frame-errors.ts), so checking it again would be bytes for nothing.
+ */
+function withoutTypeTag(schema: unknown): unknown {
+  const { properties, required, ...rest } = schema as {
+    properties: Record<string, unknown>;
+    required: string[];
+  };
+  const { type: _type, ...fields } = properties;
+  const others = required.filter((key) => key !== 'type');
+  return { ...rest, properties: fields, ...(others.length ? { required: others } : {}) };
 }
 
 /** Source text of src/generated/server-frame-checks.ts. */

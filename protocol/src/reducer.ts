@@ -9,6 +9,7 @@
  */
 import type { AbortFrame } from './client-frames.js';
 import type {
+  ElicitationSettledFrame,
   ServerFrame,
   StreamFrame,
   StreamResumeFrame,
@@ -17,6 +18,7 @@ import type {
 } from './server-frames.js';
 import type {
   ChatMessage,
+  Elicitation,
   Part,
   ToolApproval,
   ToolCallPart,
@@ -40,6 +42,12 @@ export interface TurnView {
    * `abort` and the turn's end.
    */
   approvals: ReadonlyMap<string, ToolApproval>;
+  /**
+   * By elicitation id, in the order they came: MCP servers' requests for the visitor's
+   * input. A form is gone once settled; an accepted `url` one stays (`opened`, then
+   * `completed`) until its call ends. All of them go with `abort` and the turn's end.
+   */
+  elicitations: ReadonlyMap<string, Elicitation>;
 }
 
 export interface ChatView {
@@ -55,19 +63,28 @@ export type ViewFrame = ServerFrame | AbortFrame;
 
 const NO_PROGRESS: ReadonlyMap<number, ToolCallProgressEntry> = new Map();
 const NO_APPROVALS: ReadonlyMap<string, ToolApproval> = new Map();
+const NO_ELICITATIONS: ReadonlyMap<string, Elicitation> = new Map();
 
 export const emptyView: ChatView = Object.freeze({ sessionId: null, messages: [], turn: null });
 
-const emptyTurn = (): TurnView => ({ parts: [], toolCallsProgress: NO_PROGRESS, approvals: NO_APPROVALS });
+const emptyTurn = (): TurnView => ({
+  parts: [],
+  toolCallsProgress: NO_PROGRESS,
+  approvals: NO_APPROVALS,
+  elicitations: NO_ELICITATIONS,
+});
 
 export function reduce(view: ChatView, frame: ViewFrame, now: number): ChatView {
   if (frame.type === 'ready') {
     // A (re)bound connection: the history is the server's, nothing else carries over.
     return { sessionId: frame.sessionId, messages: frame.messages, turn: null };
   }
-  if (frame.type === 'abort') return withTurn(view, view.turn && clearApprovals(clearProgress(view.turn)));
+  if (frame.type === 'abort') {
+    return withTurn(view, view.turn && clearElicitations(clearApprovals(clearProgress(view.turn))));
+  }
   // The visitor's conversation list is not part of a conversation's view.
-  if (frame.type === 'sessions') return view;
+  // Neither is an app's tool call answered to one connection.
+  if (frame.type === 'sessions' || frame.type === 'app_tool_result') return view;
   // A frame for another session (a connection rebound by a later hello) changes nothing.
   if (frame.sessionId !== undefined && view.sessionId !== null && frame.sessionId !== view.sessionId) {
     return view;
@@ -85,6 +102,16 @@ export function reduce(view: ChatView, frame: ViewFrame, now: number): ChatView 
       return withTurn(view, applyToolExecute(withoutStatus(view.turn ?? emptyTurn()), frame, now));
     case 'tool_approval_request':
       return withTurn(view, applyApprovalRequest(withoutStatus(view.turn ?? emptyTurn()), frame));
+    case 'elicitation': {
+      const { type: _type, sessionId: _session, ...elicitation } = frame;
+      return withTurn(view, withElicitation(view.turn ?? emptyTurn(), elicitation));
+    }
+    case 'elicitation_settled':
+      return withTurn(view, view.turn && applyElicitationSettled(view.turn, frame));
+    case 'elicitation_complete': {
+      const known = view.turn?.elicitations.get(frame.elicitationId);
+      return withTurn(view, known ? withElicitation(view.turn!, { ...known, completed: true }) : view.turn);
+    }
     case 'turn_status': {
       const { type: _type, sessionId: _session, ...status } = frame;
       return withTurn(view, { ...(view.turn ?? emptyTurn()), status: { ...status, since: now } });
@@ -136,6 +163,7 @@ export function snapshot(view: ChatView, serverTime: number): StreamResumeFrame 
   if (view.turn.usage) frame.usage = view.turn.usage;
   if (view.turn.status) frame.turnStatus = view.turn.status;
   if (view.turn.approvals.size) frame.approvals = approvalList(view.turn);
+  if (view.turn.elicitations.size) frame.elicitations = [...view.turn.elicitations.values()];
   return frame;
 }
 
@@ -165,6 +193,34 @@ function clearProgress(turn: TurnView): TurnView {
 
 function clearApprovals(turn: TurnView): TurnView {
   return turn.approvals.size === 0 ? turn : { ...turn, approvals: NO_APPROVALS };
+}
+
+function clearElicitations(turn: TurnView): TurnView {
+  return turn.elicitations.size === 0 ? turn : { ...turn, elicitations: NO_ELICITATIONS };
+}
+
+function withElicitation(turn: TurnView, elicitation: Elicitation): TurnView {
+  const elicitations = new Map(turn.elicitations);
+  elicitations.set(elicitation.elicitationId, elicitation);
+  return { ...turn, elicitations };
+}
+
+/** A form, or a page the visitor would not open, is done with; an opened page waits for its end. */
+function applyElicitationSettled(turn: TurnView, frame: ElicitationSettledFrame): TurnView {
+  const known = turn.elicitations.get(frame.elicitationId);
+  if (!known) return turn;
+  if (known.mode === 'url' && frame.action === 'accept')
+    return withElicitation(turn, { ...known, opened: true });
+  const elicitations = new Map(turn.elicitations);
+  elicitations.delete(frame.elicitationId);
+  return { ...turn, elicitations: elicitations.size ? elicitations : NO_ELICITATIONS };
+}
+
+/** A call's end ends whatever its MCP server still asked during it. */
+function withoutCallElicitations(turn: TurnView, callId: string): TurnView {
+  if (![...turn.elicitations.values()].some((e) => e.callId === callId)) return turn;
+  const elicitations = new Map([...turn.elicitations].filter(([, e]) => e.callId !== callId));
+  return { ...turn, elicitations: elicitations.size ? elicitations : NO_ELICITATIONS };
 }
 
 function applyApprovalRequest(turn: TurnView, frame: ToolApprovalRequestFrame): TurnView {
@@ -237,6 +293,7 @@ function applyToolExecute(answered: TurnView, frame: ToolExecuteFrame, now: numb
       startedAt: now,
     };
     if (frame.writingMs !== undefined) part.writingMs = frame.writingMs;
+    if (frame.app !== undefined) part.app = frame.app;
     // The real tool-call block takes over from the pending cards.
     return { ...turn, parts: [...turn.parts, part], toolCallsProgress: NO_PROGRESS };
   }
@@ -261,8 +318,10 @@ function applyToolExecute(answered: TurnView, frame: ToolExecuteFrame, now: numb
   if (frame.declined !== undefined) ended.declined = frame.declined;
   const writingMs = started ? started.writingMs : frame.writingMs;
   if (writingMs !== undefined) ended.writingMs = writingMs;
+  const app = started ? started.app : frame.app;
+  if (app !== undefined) ended.app = app;
   const parts = at >= 0 ? turn.parts.map((p, i) => (i === at ? ended : p)) : [...turn.parts, ended];
-  return { ...turn, parts };
+  return { ...withoutCallElicitations(turn, frame.callId), parts };
 }
 
 /** The running call's latest report replaces the one before; a call not running ignores it. */
@@ -282,10 +341,12 @@ function applyToolProgress(turn: TurnView, frame: ToolExecuteFrame): TurnView {
 function turnFromSnapshot(frame: StreamResumeFrame): TurnView {
   const toolCallsProgress = new Map(frame.toolCallsProgress.map((entry) => [entry.index, entry] as const));
   const approvals = new Map((frame.approvals ?? []).map((entry) => [entry.callId, entry] as const));
+  const elicitations = new Map((frame.elicitations ?? []).map((e) => [e.elicitationId, e] as const));
   const turn: TurnView = {
     parts: frame.parts,
     toolCallsProgress: toolCallsProgress.size ? toolCallsProgress : NO_PROGRESS,
     approvals: approvals.size ? approvals : NO_APPROVALS,
+    elicitations: elicitations.size ? elicitations : NO_ELICITATIONS,
   };
   if (frame.usage) turn.usage = frame.usage;
   if (frame.turnStatus) turn.status = frame.turnStatus;

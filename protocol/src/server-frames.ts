@@ -9,7 +9,11 @@ import {
   PartSchema,
   StreamChunkMessageSchema,
   DeclinedSchema,
+  ElicitationActionSchema,
+  ElicitationSchema,
   TimestampSchema,
+  ToolAppSchema,
+  recordOf,
   ToolApprovalSchema,
   ToolCallProgressEntrySchema,
   ToolProgressSchema,
@@ -115,6 +119,8 @@ export const ToolExecuteFrameSchema = v.object({
   declined: v.optional(DeclinedSchema),
   /** `progress` only: the tool's latest report; each replaces the one before. */
   ...v.partial(ToolProgressSchema).entries,
+  /** `start` (and an `end` with no `start`): the tool is shown as an MCP App. */
+  app: v.optional(ToolAppSchema),
 });
 
 /** Everything of the running turn so far, sent right after `ready`. */
@@ -131,6 +137,8 @@ export const StreamResumeFrameSchema = v.object({
   turnStatus: v.optional(TurnStatusEntrySchema),
   /** Tool calls waiting for a user's decision, sorted by `index`. */
   approvals: v.optional(v.array(ToolApprovalSchema)),
+  /** MCP servers' requests for the visitor's input still open, in the order they came. */
+  elicitations: v.optional(v.array(ElicitationSchema)),
 });
 
 /**
@@ -196,6 +204,8 @@ export const ErrorFrameSchema = v.object({
    * `turnstile` or `hcaptcha`, the site key, and the script that draws it).
    */
   challenge: v.optional(ChallengeSchema),
+  /** `invalid_answer`, `not_pending`: the elicitation the answer was for. */
+  elicitationId: v.optional(v.string()),
 });
 
 /**
@@ -227,6 +237,48 @@ export const SessionDeletedFrameSchema = v.object({
   sessionId: v.string(),
 });
 
+/**
+ * An MCP server asks the visitor for input during a tool call; every connection of the
+ * session gets it. Answered by the first `elicitation_answer` that is valid; then every
+ * tab gets `elicitation_settled`.
+ */
+export const ElicitationFrameSchema = v.object({
+  type: v.literal('elicitation'),
+  sessionId: v.string(),
+  ...ElicitationSchema.entries,
+});
+
+/**
+ * An elicitation was answered (by a tab, or by the server: `cancel` when the turn was
+ * stopped or the request expired, `reason` says which). A form is dropped; an accepted
+ * `url` one stays, `opened`, until its `elicitation_complete` or the call's end.
+ */
+export const ElicitationSettledFrameSchema = v.object({
+  type: v.literal('elicitation_settled'),
+  sessionId: v.string(),
+  elicitationId: v.string(),
+  action: ElicitationActionSchema,
+  reason: v.optional(v.picklist(['expired', 'stopped'])),
+});
+
+/** A `url` elicitation's flow finished: the MCP server said so (`notifications/elicitation/complete`). */
+export const ElicitationCompleteFrameSchema = v.object({
+  type: v.literal('elicitation_complete'),
+  sessionId: v.string(),
+  elicitationId: v.string(),
+});
+
+/**
+ * The answer to one `app_tool_call`, to the connection that sent it only: the MCP tool's
+ * result as the MCP server gave it (`CallToolResult`), or why it was refused (`error`).
+ */
+export const AppToolResultFrameSchema = v.object({
+  type: v.literal('app_tool_result'),
+  requestId: v.string(),
+  result: v.optional(recordOf(v.string(), v.unknown())),
+  error: v.optional(v.string()),
+});
+
 export type ReadyFrame = v.InferOutput<typeof ReadyFrameSchema>;
 export type UserMessageFrame = v.InferOutput<typeof UserMessageFrameSchema>;
 export type StreamFrame = v.InferOutput<typeof StreamFrameSchema>;
@@ -241,6 +293,10 @@ export type ToolApprovalRequestFrame = v.InferOutput<typeof ToolApprovalRequestF
 export type FeedbackStoredFrame = v.InferOutput<typeof FeedbackStoredFrameSchema>;
 export type SessionsFrame = v.InferOutput<typeof SessionsFrameSchema>;
 export type SessionDeletedFrame = v.InferOutput<typeof SessionDeletedFrameSchema>;
+export type ElicitationFrame = v.InferOutput<typeof ElicitationFrameSchema>;
+export type ElicitationSettledFrame = v.InferOutput<typeof ElicitationSettledFrameSchema>;
+export type ElicitationCompleteFrame = v.InferOutput<typeof ElicitationCompleteFrameSchema>;
+export type AppToolResultFrame = v.InferOutput<typeof AppToolResultFrameSchema>;
 export type ServerFrame =
   | ReadyFrame
   | UserMessageFrame
@@ -254,7 +310,11 @@ export type ServerFrame =
   | ToolApprovalRequestFrame
   | FeedbackStoredFrame
   | SessionsFrame
-  | SessionDeletedFrame;
+  | SessionDeletedFrame
+  | ElicitationFrame
+  | ElicitationSettledFrame
+  | ElicitationCompleteFrame
+  | AppToolResultFrame;
 
 /** Schema of each server frame, by its `type`. */
 export const serverFrameSchemas = {
@@ -271,4 +331,8 @@ export const serverFrameSchemas = {
   feedback: FeedbackStoredFrameSchema,
   sessions: SessionsFrameSchema,
   session_deleted: SessionDeletedFrameSchema,
+  elicitation: ElicitationFrameSchema,
+  elicitation_settled: ElicitationSettledFrameSchema,
+  elicitation_complete: ElicitationCompleteFrameSchema,
+  app_tool_result: AppToolResultFrameSchema,
 } as const;

@@ -151,6 +151,82 @@ export const ToolApprovalSchema = v.object({
 });
 export type ToolApproval = v.InferOutput<typeof ToolApprovalSchema>;
 
+/**
+ * A JSON object whose keys are not known in advance. valibot's `record` alone takes an
+ * array too, which JSON Schema's `type: object` (the published schema, the browser's
+ * checks) refuses; the decoders must agree. The JSON Schema is the record's (json-schema.ts
+ * describes a pipe by its last schema).
+ */
+export const recordOf = <TKey extends v.GenericSchema<string, string>, TValue extends v.GenericSchema>(
+  key: TKey,
+  value: TValue,
+) =>
+  v.pipe(
+    v.unknown(),
+    v.rawCheck(({ dataset, addIssue }) => {
+      if (Array.isArray(dataset.value)) addIssue({ expected: 'Object', received: 'an array' });
+    }),
+    v.record(key, value),
+  );
+
+/**
+ * The form of a form-mode elicitation: MCP's `requestedSchema`, a flat object whose fields
+ * are strings (with `format` email, uri, date or date-time), numbers, integers, booleans,
+ * single-select enums (`enum`, `oneOf` with titles) and multi-select ones (`type: array`).
+ * Kept as the MCP server sent it: the server checked it against the MCP schema, and
+ * validates every answer against it.
+ */
+export const ElicitationFormSchema = v.object({
+  type: v.literal('object'),
+  properties: recordOf(v.string(), recordOf(v.string(), v.unknown())),
+  required: v.optional(v.array(v.string())),
+});
+export type ElicitationForm = v.InferOutput<typeof ElicitationFormSchema>;
+
+/**
+ * A request from an MCP server, during one of its tool calls (`callId`), for the
+ * visitor's input (MCP `elicitation/create`): a form (`form`, with `requestedSchema`) or a
+ * page to visit (`url`), whose data never passes through the chat. No answer by
+ * `expiresAt` counts as `cancel`.
+ */
+export const ElicitationSchema = v.object({
+  elicitationId: v.string(),
+  callId: v.string(),
+  /** The MCP server that asks, by the name the site's configuration gives it. */
+  serverName: v.string(),
+  mode: v.picklist(['form', 'url']),
+  /** The server's words: shown as the MCP server's, never as the model's. */
+  message: v.string(),
+  requestedSchema: v.optional(ElicitationFormSchema),
+  /** `url` mode: the page to open (http or https). */
+  url: v.optional(v.string()),
+  expiresAt: TimestampSchema,
+  /** `url` mode: the visitor opened the page (answered `accept`); the call waits for the flow to finish. */
+  opened: v.optional(v.boolean()),
+  /** `url` mode: the MCP server said the flow finished (`elicitation_complete`). */
+  completed: v.optional(v.boolean()),
+});
+export type Elicitation = v.InferOutput<typeof ElicitationSchema>;
+
+/** A visitor's answer to an elicitation: MCP's three actions. */
+export const ElicitationActionSchema = v.picklist(['accept', 'decline', 'cancel']);
+export type ElicitationAction = v.InferOutput<typeof ElicitationActionSchema>;
+
+/** What a form's field may hold: MCP's primitive values, and lists of strings (multi-select). */
+export const ElicitationValueSchema = v.union([v.string(), v.number(), v.boolean(), v.array(v.string())]);
+
+/**
+ * A tool whose MCP server shows it as an MCP App (`_meta.ui.resourceUri`): the chat renders
+ * the app in the tool's card, loaded from the server's `/mcp-apps` route.
+ */
+export const ToolAppSchema = v.object({
+  /** The MCP server the app belongs to, by its configured name: the only one it may call. */
+  serverName: v.string(),
+  /** The app's `ui://` resource. */
+  resourceUri: v.string(),
+});
+export type ToolApp = v.InferOutput<typeof ToolAppSchema>;
+
 export const TextPartSchema = v.object({ type: v.literal('text'), text: v.string() });
 export const ReasoningPartSchema = v.object({ type: v.literal('reasoning'), text: v.string() });
 export const ToolCallPartSchema = v.object({
@@ -179,6 +255,8 @@ export const ToolCallPartSchema = v.object({
   progress: v.optional(ToolProgressSchema),
   /** It never ran: declined by the user, or its approval request expired (`status` is `error`). */
   declined: v.optional(DeclinedSchema),
+  /** The tool is shown as an MCP App: the card renders it, with the call's arguments and result. */
+  app: v.optional(ToolAppSchema),
 });
 export const PartSchema = v.variant('type', [TextPartSchema, ReasoningPartSchema, ToolCallPartSchema]);
 export type TextPart = v.InferOutput<typeof TextPartSchema>;

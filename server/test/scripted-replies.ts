@@ -56,3 +56,22 @@ export function slowText(words = 40): Reply {
   chunks.push(completionChunk({}, 'stop'), usageChunk(5, words));
   return { body: sse(chunks), byEvent: true, delayMs: 60 };
 }
+
+/** One call to tool `name` with `args` (JSON text), then `answer` after it. */
+export function toolCallThen(
+  name: string,
+  args: string,
+  answer: string,
+  id = `call_${name.replace(/\W/g, '')}`,
+): Reply[] {
+  const call = { index: 0, id, type: 'function', function: { name, arguments: args } };
+  return [
+    {
+      body: sse([
+        completionChunk({ role: 'assistant', tool_calls: [call] }),
+        completionChunk({}, 'tool_calls'),
+      ]),
+    },
+    { body: textAnswer(answer) },
+  ];
+}

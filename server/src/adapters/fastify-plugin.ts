@@ -32,6 +32,8 @@ import { imageSetupOf, type ImageOptions } from '../images/attachments.js';
 import { registerImageRoutes } from '../transport/image-routes.js';
 import { registerAdminRoutes } from '../transport/admin-routes.js';
 import { registerAgUiRoutes } from '../transport/ag-ui/ag-ui-routes.js';
+import { registerMcpAppRoutes } from '../transport/mcp-app-routes.js';
+import type { McpToolSource } from '../tools/mcp/mcp-tool-source.js';
 
 export interface AalisChatOptions extends ChatServicesOptions, ChatEndpointOptions {
   /**
@@ -63,6 +65,8 @@ declare module 'fastify' {
       widget: WidgetFile;
       events: ChatEvents;
       chat: ChatServer;
+      /** The MCP servers' connections, when any are configured (`mcp.ready`: each connected or failed once). */
+      mcp?: McpToolSource;
     };
   }
 }
@@ -81,7 +85,7 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
   const widget = new WidgetFile(options.widgetFile ?? defaultWidgetFile());
   const { chat, admit, clientIpOf, addressKeyOf, allowedOrigins, maxFrameBytes, connection, openSockets } =
     createChatEndpoint(services, options, app.log);
-  app.decorate('aalis', { hub, agent, store, widget, events, chat });
+  app.decorate('aalis', { hub, agent, store, widget, events, chat, ...(mcp ? { mcp } : {}) });
   // @fastify/websocket has one error handler for all sockets: it finds each one's here.
   const handlersOf = new WeakMap<WebSocket, SocketHandlers>();
   await app.register(websocket, {
@@ -149,6 +153,7 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
       guarded: hooks.guarded,
     });
   registerAgUiRoutes(app, { hub, admit, connection, hooks, allowedOrigins, addressKeyOf, openSockets });
+  if (services.apps) registerMcpAppRoutes(app, { apps: services.apps, hooks, allowedOrigins });
   registerWidgetRoutes(app, widget, hooks);
 };
 

@@ -18,7 +18,7 @@ import { logErrorWithId } from '../util/log-error.js';
 import { approvalPolicyFor, type ApprovalPolicy, type ApprovalRules } from './approval-policy.js';
 import { ProviderError } from '../providers/core/errors.js';
 import type { ChatProvider, ModelMessage, RoundReplay } from '../providers/core/types.js';
-import type { ToolRegistry } from '../tools/define-tool.js';
+import type { ToolContext, ToolRegistry } from '../tools/define-tool.js';
 import { loadImages } from './load-images.js';
 import { toModelMessages } from './model-messages.js';
 import { DEFAULT_MAX_TOOL_RESULT_CHARS } from './limits.js';
@@ -34,6 +34,7 @@ import {
   type AgentEvents,
   type AgentLogger,
   type ApprovalOutcome,
+  type ElicitationDesk,
   type EmitAgentEvent,
   type ToolExecuteEvent,
   type TurnAgent,
@@ -205,11 +206,14 @@ export class Agent extends EventEmitter<AgentEvents> implements TurnAgent {
     );
   }
 
-  #start({ call, text }: ParsedCall, turn: TurnRecorder, input: TurnInput): void {
+  #start({ call, text, refusal }: ParsedCall, turn: TurnRecorder, input: TurnInput): void {
+    // An MCP App shows in the card from the start: it gets the arguments, then the result.
+    const app = refusal ? undefined : this.#options.tools.get(call.name)?.app;
     turn.tool({
       ...toolEvent(input.sessionId, call, 'start'),
       arguments: text,
       ...turn.writing(call),
+      ...(app ? { app } : {}),
     });
   }
 
@@ -262,7 +266,12 @@ export class Agent extends EventEmitter<AgentEvents> implements TurnAgent {
       runTool(
         parsed,
         tools,
-        { sessionId: input.sessionId, workspace: input.workspace, progress: reporter.report },
+        {
+          sessionId: input.sessionId,
+          workspace: input.workspace,
+          progress: reporter.report,
+          ...askVisitor(input.elicitations, call.id),
+        },
         input.signal,
         toolTimeoutMs,
         this.#report,
@@ -282,6 +291,18 @@ export class Agent extends EventEmitter<AgentEvents> implements TurnAgent {
       durationMs: Math.max(0, now() - started),
     });
   }
+}
+
+/** How a call's tool asks the visitor for input, when the turn has a desk to ask at. */
+function askVisitor(
+  desk: ElicitationDesk | undefined,
+  callId: string,
+): Pick<ToolContext, 'elicit' | 'elicitationCompleted'> {
+  if (!desk) return {};
+  return {
+    elicit: (request, signal) => desk.ask({ ...request, callId }, signal),
+    elicitationCompleted: (_serverName, serverElicitationId) => desk.completed(serverElicitationId),
+  };
 }
 
 /** The turn contract's types, for the importers that name them from here. */

@@ -15,6 +15,7 @@ import type {
   TurnView,
 } from '@aalis/protocol';
 import type { Logger } from '../util/logger.js';
+import type { ElicitationReply, ElicitationRequest } from '../tools/define-tool.js';
 import type { Workspace } from '../tools/workspace.js';
 import type { ImageSource } from './load-images.js';
 import type { TurnError } from './public-errors.js';
@@ -47,6 +48,19 @@ export interface ApprovalDesk {
   ask(request: ToolApproval, signal: AbortSignal): Promise<ApprovalOutcome>;
 }
 
+/** A tool's request for the visitor's input, with the call it came from. */
+export interface ElicitationQuestion extends ElicitationRequest {
+  callId: string;
+}
+
+/** Where a turn's tools ask the visitor for input (the session hub, for every tab). */
+export interface ElicitationDesk {
+  /** Asks, and waits for the first answer that fits, the request's expiry, or the signal (`cancel`). */
+  ask(question: ElicitationQuestion, signal: AbortSignal): Promise<ElicitationReply>;
+  /** A `url` request's flow finished, as the MCP server said (by its own id for it). */
+  completed(serverElicitationId: string): void;
+}
+
 export interface TurnInput {
   sessionId: string;
   /** The conversation so far, ending with the user message that starts this turn. */
@@ -55,6 +69,8 @@ export interface TurnInput {
   workspace: Workspace;
   /** Without one, a call that needs approval is declined: there is no one to ask. */
   approvals?: ApprovalDesk;
+  /** Without one, a tool's request for the visitor's input is cancelled: there is no one to ask. */
+  elicitations?: ElicitationDesk;
   /** Where tool executions are recorded, so that each runs at most once (run-once.ts). */
   executions?: ToolExecutionLog;
   /** The bytes of an image a user message names (the history's uploads); none without it. */

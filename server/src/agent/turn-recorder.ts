@@ -22,7 +22,12 @@ export class TurnRecorder {
   /** The view this recorder folds its events into when the caller keeps none. */
   #own: ChatView | undefined;
   /** The caller's turn as last seen: it stays readable should the caller's buffer move on. */
-  #seen: TurnView = { parts: [], toolCallsProgress: new Map(), approvals: new Map() };
+  #seen: TurnView = {
+    parts: [],
+    toolCallsProgress: new Map(),
+    approvals: new Map(),
+    elicitations: new Map(),
+  };
   /** The rounds so far, kept with the message when a provider gave something to send back. */
   readonly #rounds: RoundRecord[] = [];
   /** How long each call of the last round took to write, by index (its card's time). */

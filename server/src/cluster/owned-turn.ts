@@ -11,7 +11,12 @@
  */
 import type { StreamResumeFrame } from '@aalis/protocol';
 import type { Logger } from '../util/log-error.js';
-import type { ApprovalDecision, OwnerRequests, TurnLease } from '../sessions/coordination.js';
+import {
+  decisionKey,
+  type OwnerRequests,
+  type TurnDecision,
+  type TurnLease,
+} from '../sessions/coordination.js';
 import type { SessionKeys } from './keys.js';
 import { appendFrames, renewTurn, type ScriptedRedis, type Writer } from './scripts.js';
 
@@ -103,9 +108,10 @@ export class OwnedTurn implements TurnLease {
   }
 
   /** A request passed by broadcast (or read at a renewal): applied once. */
-  decide(decision: ApprovalDecision): void {
-    if (this.#decided.has(decision.callId)) return;
-    this.#decided.add(decision.callId);
+  decide(decision: TurnDecision): void {
+    const key = decisionKey(decision);
+    if (this.#decided.has(key)) return;
+    this.#decided.add(key);
     this.requests.decide(decision);
   }
 
@@ -157,7 +163,7 @@ export class OwnedTurn implements TurnLease {
       const result = await renewTurn(this.redis, keys, this.#writer, this.options.leaseMs);
       if (result.fenced) return this.#fenced();
       if (result.aborted) this.requests.abort();
-      for (const decision of result.decisions) this.decide(JSON.parse(decision) as ApprovalDecision);
+      for (const decision of result.decisions) this.decide(JSON.parse(decision) as TurnDecision);
       this.#unreachable = false;
     } catch (error) {
       this.#failed(error, "renewing the turn's lease failed");

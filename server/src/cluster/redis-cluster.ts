@@ -12,13 +12,14 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerFrame } from '@aalis/protocol';
 import type { Logger } from '../util/log-error.js';
-import type {
-  ApprovalDecision,
-  FollowHandlers,
-  OrphanSweep,
-  OwnerRequests,
-  SessionCoordination,
-  TurnLease,
+import {
+  decisionKey,
+  type TurnDecision,
+  type FollowHandlers,
+  type OrphanSweep,
+  type OwnerRequests,
+  type SessionCoordination,
+  type TurnLease,
 } from '../sessions/coordination.js';
 import { FrameFollower } from './frame-follower.js';
 import { channels, runningTurnsKey, sessionKeys } from './keys.js';
@@ -194,11 +195,11 @@ export class RedisSessionCluster implements SessionCoordination {
     await this.redis.command.publish(channels(this.#prefix).abort, JSON.stringify({ sessionId, turnId }));
   }
 
-  async passDecision(sessionId: string, decision: ApprovalDecision): Promise<void> {
+  async passDecision(sessionId: string, decision: TurnDecision): Promise<void> {
     const keys = sessionKeys(this.#prefix, sessionId);
     const text = JSON.stringify(decision);
     // The first decision wins, as on one instance.
-    await this.redis.command.hsetnx(keys.decisions, decision.callId, text);
+    await this.redis.command.hsetnx(keys.decisions, decisionKey(decision), text);
     await this.redis.command.pexpire(keys.decisions, 60 * 60_000);
     await this.redis.command.publish(
       channels(this.#prefix).decision,
@@ -314,7 +315,7 @@ export class RedisSessionCluster implements SessionCoordination {
 
   /** A stop or a decision broadcast by another instance: for the owner of the turn, if that is this one. */
   #request(channel: string, text: string): void {
-    let request: { sessionId?: string; turnId?: string; decision?: ApprovalDecision };
+    let request: { sessionId?: string; turnId?: string; decision?: TurnDecision };
     try {
       request = JSON.parse(text) as typeof request;
     } catch {

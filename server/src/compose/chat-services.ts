@@ -15,7 +15,7 @@ import { MemoryHistoryStore } from '../history/memory-store.js';
 import type { HistoryStore } from '../history/store.js';
 import type { ErrorListener } from '../util/log-error.js';
 import type { Logger } from '../util/logger.js';
-import type { ApprovalRules } from '../agent/approval-policy.js';
+import { approvalPolicyFor, type ApprovalRules } from '../agent/approval-policy.js';
 import type { ChatProvider } from '../providers/core/types.js';
 import { SessionHub, type SessionHubOptions } from '../sessions/session-hub.js';
 import { KeptAnswers, type KeptAnswersOptions } from '../sessions/answer-keeper.js';
@@ -24,6 +24,7 @@ import { LocalCoordination } from '../sessions/local-coordination.js';
 import { builtinTools } from '../tools/builtin/index.js';
 import { ToolRegistry, type ToolDefinition } from '../tools/define-tool.js';
 import type { McpServersConfig } from '../tools/mcp/config.js';
+import type { McpApps } from '../tools/mcp/mcp-apps.js';
 import { McpToolSource } from '../tools/mcp/mcp-tool-source.js';
 import { ServerMetrics } from '../observability/metrics.js';
 import { createUpstreamAgent, type UpstreamAgentSettings } from '../upstream/registry.js';
@@ -110,6 +111,8 @@ export interface ChatServices {
    * has connected or failed once; `close()` at shutdown stops their processes.
    */
   mcp?: McpToolSource;
+  /** The MCP servers' apps: their pages (`GET /mcp-apps`) and the calls they make, when any server runs. */
+  apps?: McpApps;
   /** Prometheus metrics on a registry of this server's own (`GET /metrics` serves them). */
   metrics: ServerMetrics;
   /**
@@ -183,6 +186,11 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
       ? new McpToolSource({ servers: options.mcpServers, registry: tools, logger })
       : undefined;
   const agent = upstream ? upstreamAgent(upstream, options, log) : builtinAgent(options, tools, log);
+  // An app's calls follow the rules the model's do: a tool that waits for approval is refused.
+  const apps = mcp?.apps((name) => {
+    const policy = approvalPolicyFor(options.approval ?? {}, name) ?? tools.get(name)?.approval ?? 'never';
+    return policy !== 'never';
+  });
   const counters = options.budgetStore ?? budgetStoreFor(store);
   const budgets = budgetsFor(options, counters);
   const pause = options.pauseSwitch ?? new MemoryPauseSwitch();
@@ -226,6 +234,7 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
     answers,
     recovered,
     ...(mcp ? { mcp } : {}),
+    ...(apps ? { apps } : {}),
   };
 }
 

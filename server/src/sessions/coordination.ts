@@ -13,7 +13,7 @@
  * through `follow`, in the order of the session's shared log. So every tab of a session,
  * on whichever instance, sees the same frames in the same order.
  */
-import type { ServerFrame, StreamResumeFrame } from '@aalis/protocol';
+import type { ElicitationAnswerFrame, ServerFrame, StreamResumeFrame } from '@aalis/protocol';
 
 export interface SessionCoordination {
   /** Whether other instances serve the same sessions: a tab can go on with its session on another. */
@@ -53,8 +53,11 @@ export interface SessionCoordination {
    * Stop it got from its own tab, for the same reason.
    */
   requestAbort(sessionId: string, turnId: string): Promise<void>;
-  /** Passes a user's approval decision to whichever instance runs the session's turn. */
-  passDecision(sessionId: string, decision: ApprovalDecision): Promise<void>;
+  /**
+   * Passes a user's approval decision, or answer to an elicitation, to whichever instance
+   * runs the session's turn. The first for a call (or an elicitation) wins.
+   */
+  passDecision(sessionId: string, decision: TurnDecision): Promise<void>;
   /**
    * Makes a new session (no message stored yet) known to every instance for a while, with
    * its owner, so that a second tab that lands elsewhere joins it instead of starting
@@ -120,7 +123,7 @@ export interface PublishedFrame {
 /** Requests for the owner of a turn from other instances. */
 export interface OwnerRequests {
   abort(): void;
-  decide(decision: ApprovalDecision): void;
+  decide(decision: TurnDecision): void;
 }
 
 export interface ApprovalDecision {
@@ -128,6 +131,16 @@ export interface ApprovalDecision {
   decision: 'approve' | 'deny';
   remember?: 'session' | undefined;
 }
+
+/** A visitor's answer to an MCP server's request for input, checked against its form where it arrived. */
+export type ElicitationAnswer = Omit<ElicitationAnswerFrame, 'type'>;
+
+/** What a visitor decides for the running turn, from a tab on any instance. */
+export type TurnDecision = ApprovalDecision | ElicitationAnswer;
+
+/** The one key a decision is known by: the first for it wins, on every instance. */
+export const decisionKey = (decision: TurnDecision): string =>
+  'callId' in decision ? decision.callId : `elicitation:${decision.elicitationId}`;
 
 /** A turn this instance runs, under its lease. */
 export interface TurnLease {

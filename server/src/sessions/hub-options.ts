@@ -20,6 +20,7 @@ import { Workspaces } from '../tools/workspace.js';
 import { KeptAnswers } from './answer-keeper.js';
 import type { SessionCoordination } from './coordination.js';
 import { LocalCoordination } from './local-coordination.js';
+import { DEFAULT_ELICITATION_TIMEOUT_MS } from './pending-elicitations.js';
 
 /** How long a drain lets running turns finish: long enough for most answers, short of a deploy's patience. */
 export const DEFAULT_DRAIN_MS = 30_000;
@@ -108,6 +109,11 @@ export interface SessionHubOptions {
    */
   drainMs?: number;
   /**
+   * How long an MCP server's request for the visitor's input waits for an answer before it
+   * is cancelled (default 5 minutes, within an MCP call's own 10-minute limit).
+   */
+  elicitationTimeoutMs?: number;
+  /**
    * Answers the history could not store yet: where they are kept, how they are tried
    * again, and how long a turn stays open (`turn_status` `saving`) waiting for its own
    * (answer-keeper.ts). In memory, 2 minutes, by default.
@@ -178,6 +184,7 @@ export function hubSettings(options: SessionHubOptions): HubSettings {
     maxPageBytes: DEFAULT_MAX_PAGE_BYTES,
     shutdownGraceMs: 5_000,
     drainMs: DEFAULT_DRAIN_MS,
+    elicitationTimeoutMs: DEFAULT_ELICITATION_TIMEOUT_MS,
     greeting: {},
     onTurnEnded: () => {},
     onTurnStarted: () => {},

@@ -5,7 +5,7 @@
  * and no turn can lose its owner while the owner lives on.
  */
 import type {
-  ApprovalDecision,
+  TurnDecision,
   FollowHandlers,
   OrphanSweep,
   OwnerRequests,
@@ -38,7 +38,7 @@ export class LocalCoordination implements SessionCoordination {
     return Promise.resolve();
   }
 
-  passDecision(_sessionId: string, _decision: ApprovalDecision): Promise<void> {
+  passDecision(_sessionId: string, _decision: TurnDecision): Promise<void> {
     return Promise.resolve();
   }
 

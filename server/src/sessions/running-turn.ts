@@ -7,7 +7,9 @@ import { ErrorCode, type StreamChunkMessage } from '@aalis/protocol';
 import type { TurnError } from '../agent/turn-agent.js';
 import type { TurnLease } from './coordination.js';
 import type { Peer } from './hub-options.js';
+import type { TurnDecision } from './coordination.js';
 import type { PendingApprovals } from './pending-approvals.js';
+import type { PendingElicitations } from './pending-elicitations.js';
 
 /** What one turn may stream (SessionHubOptions `maxTurnChars`, `maxToolArgumentChars`). */
 export interface TurnCaps {
@@ -28,6 +30,8 @@ export class RunningTurn {
   readonly address: string | undefined;
   /** Its tool calls waiting for a user's decision. */
   readonly approvals: PendingApprovals;
+  /** Its MCP servers' requests for the visitor's input; none for a turn ended on a dead instance's behalf. */
+  readonly elicitations: PendingElicitations | undefined;
   firstChunkAt?: number;
   chars = 0;
   tools = 0;
@@ -44,6 +48,7 @@ export class RunningTurn {
     visitor: Peer['visitor'];
     address?: string | undefined;
     approvals: PendingApprovals;
+    elicitations?: PendingElicitations;
     controller?: AbortController;
   }) {
     this.id = turn.id;
@@ -52,7 +57,14 @@ export class RunningTurn {
     this.visitor = turn.visitor;
     this.address = turn.address;
     this.approvals = turn.approvals;
+    this.elicitations = turn.elicitations;
     this.controller = turn.controller ?? new AbortController();
+  }
+
+  /** A visitor's decision for one of its calls or answer to one of its elicitations, from any instance. */
+  take(decision: TurnDecision): void {
+    if ('callId' in decision) this.approvals.take(decision);
+    else this.elicitations?.take(decision);
   }
 
   /** Counts what the turn streamed against its caps; a turn over one is stopped at once. */

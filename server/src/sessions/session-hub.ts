@@ -12,7 +12,14 @@
  * what differs when other instances serve the same sessions (coordination.ts, with the
  * dead instances' turns in orphaned-turns.ts).
  */
-import { Limits, type Feedback, type FeedbackFrame, type ServerFrame } from '@aalis/protocol';
+import {
+  Limits,
+  type ElicitationAnswerFrame,
+  type Feedback,
+  type FeedbackFrame,
+  type ServerFrame,
+  type ToolApp,
+} from '@aalis/protocol';
 import { ErrorCode } from '@aalis/protocol';
 import { forClients } from '../agent/stored-message.js';
 import type { HistoryPage, HistoryStore } from '../history/store.js';
@@ -228,6 +235,44 @@ export class SessionHub {
    */
   decide(sessionId: string, callId: string, decision: 'approve' | 'deny', remember?: 'session'): void {
     this.#turns.decide(sessionId, { callId, decision, ...(remember ? { remember } : {}) });
+  }
+
+  /**
+   * A visitor's answer to an MCP server's request for input, from any tab of the session.
+   * The first that fits wins (every tab then gets `elicitation_settled`); one that does not
+   * fit its form, or comes for a request no longer open, gets an `error` here alone.
+   */
+  answerElicitation(peer: Peer, sessionId: string, frame: ElicitationAnswerFrame): void {
+    const { type: _type, ...answer } = frame;
+    const outcome = this.#turns.answerElicitation(sessionId, answer);
+    if (outcome.ok) return;
+    this.#broadcast.toPeer(peer, {
+      type: 'error',
+      code: outcome.code,
+      message: outcome.message,
+      elicitationId: frame.elicitationId,
+    });
+  }
+
+  /**
+   * The MCP App of tool call `callId` of the session: in the running turn, or in the
+   * recent history (an app shown again after a reload). Undefined when the session has no
+   * such call, or its tool has no app.
+   */
+  async toolApp(sessionId: string, callId: string): Promise<ToolApp | undefined> {
+    const appOf = (parts: readonly { type: string; callId?: string; app?: ToolApp }[]) =>
+      parts.find((part) => part.type === 'tool_call' && part.callId === callId)?.app;
+    const running = this.#registry.get(sessionId)?.view.turn;
+    const live = running && appOf(running.parts);
+    if (live) return live;
+    const { messages } = await this.#settings.store.page(sessionId, {
+      limit: this.#settings.contextMessages,
+    });
+    for (const message of messages) {
+      const app = appOf(message.parts);
+      if (app) return app;
+    }
+    return undefined;
   }
 
   /**

@@ -11,10 +11,12 @@ import { forClients } from '../agent/stored-message.js';
 import { turnTokens } from '../budgets/turn-tokens.js';
 import { logErrorWithId } from '../util/log-error.js';
 import { storeAnswer, withoutArguments, type SavingTurn } from './answer-storage.js';
-import type { ApprovalDecision, TurnLease } from './coordination.js';
+import type { ApprovalDecision, ElicitationAnswer, TurnLease } from './coordination.js';
+import { checkAnswer } from './elicitation-answer.js';
 import type { HubSettings, Peer } from './hub-options.js';
 import type { OrphanedTurns } from './orphaned-turns.js';
 import { PendingApprovals } from './pending-approvals.js';
+import { PendingElicitations, type AnswerOutcome } from './pending-elicitations.js';
 import type { Question, Refusal } from './questions.js';
 import { RunningTurn } from './running-turn.js';
 import type { SessionBroadcast } from './session-broadcast.js';
@@ -22,6 +24,12 @@ import type { Session, SessionRegistry } from './session-registry.js';
 
 /** Tells the peer that asked why its question was not taken (with extra fields: when to retry). */
 type Refuse = (code: string, message: string, errorId?: string, more?: object) => void;
+
+const NOT_PENDING: AnswerOutcome = {
+  ok: false,
+  code: ErrorCode.NotPending,
+  message: 'this request was already answered or has expired',
+};
 
 export class TurnRunner {
   #shuttingDown = false;
@@ -127,15 +135,15 @@ export class TurnRunner {
     const { store, now, coordination } = this.settings;
     const turnId = `msg_${randomUUID()}`;
     const controller = new AbortController();
-    // Set once the turn has its approval desk; a decision cannot come before its request.
-    const desk: { approvals?: PendingApprovals } = {};
+    // Set once the turn exists; a decision cannot come before its request.
+    const desk: { turn?: RunningTurn } = {};
     let lease: TurnLease | 'busy';
     try {
       // A stop that comes before the turn exists still stops it.
       lease = await coordination.claim(
         sessionId,
         turnId,
-        { abort: () => controller.abort(), decide: (decision) => desk.approvals?.take(decision) },
+        { abort: () => controller.abort(), decide: (decision) => desk.turn?.take(decision) },
         () => this.#questionUnanswered(sessionId),
       );
     } catch (error) {
@@ -190,16 +198,23 @@ export class TurnRunner {
       now,
       (error, what) => this.#logError(error, what),
     );
-    desk.approvals = approvals;
+    const elicitations = new PendingElicitations(
+      sessionId,
+      (frame) => this.broadcast.toSession(sessionId, frame),
+      now,
+      this.settings.elicitationTimeoutMs,
+    );
     const turn = new RunningTurn({
       id: turnId,
       controller,
       lease,
       startedAt,
       approvals,
+      elicitations,
       visitor: peer.visitor,
       address: peer.address,
     });
+    desk.turn = turn;
     session.turn = turn;
     if (this.#stopping) turn.stopForShutdown();
     await this.#spend(() => this.settings.budgets.turnAccepted(peer.visitor, peer.address));
@@ -237,7 +252,7 @@ export class TurnRunner {
   decide(sessionId: string, decision: ApprovalDecision): void {
     const session = this.registry.get(sessionId);
     if (session?.turn) {
-      session.turn.approvals.take(decision);
+      session.turn.take(decision);
       return;
     }
     if (session && this.registry.remoteTurn(session)) {
@@ -247,6 +262,27 @@ export class TurnRunner {
           this.#logError(error, 'passing a decision to the instance running the turn failed'),
         );
     }
+  }
+
+  /**
+   * A visitor's answer to an MCP server's request for input: taken by the turn this
+   * instance runs, or checked against the request as this instance follows it and passed
+   * to the instance that runs the turn. One that does not fit is refused here, where the
+   * visitor hears why, and the request stays open.
+   */
+  answerElicitation(sessionId: string, answer: ElicitationAnswer): AnswerOutcome {
+    const session = this.registry.get(sessionId);
+    if (session?.turn?.elicitations) return session.turn.elicitations.answer(answer);
+    const asked = session?.view.turn?.elicitations.get(answer.elicitationId);
+    if (!session || !asked || !this.registry.remoteTurn(session)) return NOT_PENDING;
+    const check = checkAnswer(asked, answer);
+    if (!check.ok) return { ok: false, code: ErrorCode.InvalidAnswer, message: check.message };
+    this.settings.coordination
+      .passDecision(sessionId, answer)
+      .catch((error: unknown) =>
+        this.#logError(error, 'passing an answer to the instance running the turn failed'),
+      );
+    return { ok: true };
   }
 
   /**
@@ -303,6 +339,7 @@ export class TurnRunner {
         // Only to a model that reads them: one that does not is told they were there.
         ...(images ? { images: (id: string) => store.getImage(id) } : {}),
         approvals: turn.approvals,
+        ...(turn.elicitations ? { elicitations: turn.elicitations } : {}),
         // The session's buffer folds the agent's events: the reducer runs once per frame here.
         view: () => session.view.turn,
         executions: {

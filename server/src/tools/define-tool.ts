@@ -6,7 +6,7 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
-import type { ToolProgress } from '@aalis/protocol';
+import type { ElicitationAction, ElicitationForm, ToolApp, ToolProgress } from '@aalis/protocol';
 import type { ToolSpec } from '../providers/core/types.js';
 import type { Workspace } from './workspace.js';
 import { ToolError } from './tool-error.js';
@@ -25,6 +25,31 @@ export interface ToolContext {
    * call it as often as the work advances; under load only the latest report is sent.
    */
   progress(update: ToolProgress): void;
+  /**
+   * Asks the visitor for input while the tool runs (an MCP server's `elicitation/create`):
+   * every tab of the session shows the form, or the page to visit, in the tool's card.
+   * Resolves with the first valid answer, or `cancel` when the turn is stopped, the request
+   * expires, or no one can be asked. Absent where there is no one to ask.
+   */
+  elicit?(request: ElicitationRequest, signal: AbortSignal): Promise<ElicitationReply>;
+  /** A `url` elicitation's flow finished (the MCP server said so, by its own id for it). */
+  elicitationCompleted?(serverName: string, serverElicitationId: string): void;
+}
+
+/** What a tool asks the visitor (ElicitationSchema in the protocol, without what the desk adds). */
+export interface ElicitationRequest {
+  serverName: string;
+  mode: 'form' | 'url';
+  message: string;
+  requestedSchema?: ElicitationForm;
+  url?: string;
+  /** `url` mode: the MCP server's id for it, which its completion notification names. */
+  serverElicitationId?: string;
+}
+
+export interface ElicitationReply {
+  action: ElicitationAction;
+  content?: Record<string, string | number | boolean | string[]>;
 }
 
 /** JSON Schema of a tool's arguments object: plain JSON, as model APIs and MCP servers have it. */
@@ -52,6 +77,8 @@ export interface ToolDefinition<Args = unknown> {
    * conversation). A tool that changes or sends something says so here.
    */
   approval?: 'always' | 'session';
+  /** The tool is shown as an MCP App (its server declared a `ui://` resource for it). */
+  app?: ToolApp;
   /**
    * Returns a JSON-serialisable result; throws to report an error to the model. Only the
    * registry calls it, with arguments that passed `parameters`.

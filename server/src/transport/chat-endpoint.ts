@@ -10,6 +10,7 @@ import type { Logger } from '../util/logger.js';
 import { createAdmission, type Admit } from './admission.js';
 import type { ChatEvents } from './chat-events.js';
 import { createChatServer, type ChatServer } from './chat-server.js';
+import type { AppTools } from './app-tool-calls.js';
 import { defaultConnectionOptions, type ConnectionOptions } from './client-connection.js';
 import type { ClientIpOf } from './client-ip.js';
 import {
@@ -25,6 +26,8 @@ export interface EndpointServices {
   events: ChatEvents;
   /** Where the per-address sends are counted, shared by every instance (the budgets' store). */
   counters?: BudgetStore;
+  /** What answers the calls of the MCP Apps shown in the chat (the MCP servers'). */
+  apps?: AppTools | undefined;
 }
 
 export interface ChatEndpoint {
@@ -54,9 +57,13 @@ export function createChatEndpoint(
 ): ChatEndpoint {
   const ipSide = ipSideOf(options);
   const allowedOrigins = options.allowedOrigins ?? [];
-  const { hub, events, counters } = services;
+  const { hub, events, counters, apps } = services;
   // Once: the visitor check's failure counts and cached keys are shared by every connection.
-  const connection = { ...defaultConnectionOptions, ...connectionOptionsOf(options, ipSide, counters) };
+  const connection = {
+    ...defaultConnectionOptions,
+    ...connectionOptionsOf(options, ipSide, counters),
+    ...(apps ? { apps } : {}),
+  };
   const chat = createChatServer({
     hub,
     events,

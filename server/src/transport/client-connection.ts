@@ -30,6 +30,7 @@ import { Outbox, defaultOutboxLimits, type OutboxLimits } from './outbox.js';
 import { RateWindow } from '../util/rate-window.js';
 import type { ChatEvents } from './chat-events.js';
 import { tokenRule } from './visitor-token.js';
+import { AppToolCalls, type AppTools } from './app-tool-calls.js';
 
 /** What the connection needs of a socket; `ws`'s WebSocket has it. */
 export interface SocketLike {
@@ -58,6 +59,8 @@ export interface ConnectionOptions {
   /** Frames of any kind allowed per window before the socket is closed with 1008. */
   frameRate: { max: number; windowMs: number };
   outbox: OutboxLimits;
+  /** What answers the calls of the MCP Apps shown in the chat; without it, they are refused. */
+  apps?: AppTools | undefined;
 }
 
 export const defaultConnectionOptions: ConnectionOptions = {
@@ -120,6 +123,7 @@ export class ClientConnection implements Peer {
   /** The client address's count key (Peer.address): the per-address budgets count every visitor on it together. */
   readonly address: string | undefined;
   readonly #events: ChatEvents;
+  readonly #apps: AppToolCalls;
 
   constructor(
     private readonly socket: SocketLike,
@@ -128,6 +132,15 @@ export class ClientConnection implements Peer {
     { log, events, remoteAddress, address }: ConnectionContext,
   ) {
     this.log = log;
+    this.#apps = new AppToolCalls(
+      options.apps,
+      (callId) =>
+        this.#sessionId === undefined
+          ? Promise.resolve(undefined)
+          : this.hub.toolApp(this.#sessionId, callId),
+      (frame) => this.deliver(frame, JSON.stringify(frame)),
+      log,
+    );
     this.#events = events;
     this.remoteAddress = remoteAddress;
     this.address = address ?? remoteAddress;
@@ -224,6 +237,7 @@ export class ClientConnection implements Peer {
     clearTimeout(this.#helloTimer);
     clearTimeout(this.#expiryTimer);
     this.#outbox.dispose();
+    this.#apps.close();
     if (this.#sessionId !== undefined) this.hub.leave(this, this.#sessionId);
     const counts = {
       code,
@@ -283,6 +297,11 @@ export class ClientConnection implements Peer {
         return this.hub.conversations(this, { rename: { sessionId: frame.sessionId, title: frame.title } });
       case 'delete_session':
         return this.hub.conversations(this, { remove: frame.sessionId });
+      case 'elicitation_answer':
+        return this.hub.answerElicitation(this, this.#sessionId!, frame);
+      case 'app_tool_call':
+        // Not awaited: an app's call may take a while, and the chat's own frames go on meanwhile.
+        return void this.#apps.handle(frame);
     }
   }
 

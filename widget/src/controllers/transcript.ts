@@ -8,7 +8,7 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { nothing, type TemplateResult } from 'lit';
 import { guard } from 'lit/directives/guard.js';
-import type { ChatMessage } from '@aalis/protocol/client';
+import type { ChatMessage, ToolCallPart } from '@aalis/protocol/client';
 import type { Decide } from '../components/approval/approval.js';
 import { renderGreeting, templateStarters, type Starter } from '../components/greeting/greeting.js';
 import { renderMessageActions } from '../components/message-actions/message-actions.js';
@@ -41,6 +41,10 @@ export interface TranscriptParts {
   decide: Decide;
   /** Moves the focus to the text box once rendered. */
   focus(): void;
+  /** What an MCP server asks the visitor during the call (forms, pages to visit), in its card. */
+  elicitationsIn?(part: ToolCallPart): unknown;
+  /** The call's MCP App, in its card. */
+  appIn?(part: ToolCallPart): unknown;
 }
 
 export class Transcript implements ReactiveController {
@@ -204,6 +208,10 @@ export class Transcript implements ReactiveController {
       markdown: this.#markdownIn(strings),
       streaming,
       reasoningMs,
+      toolExtras: (part) => [
+        this.#parts.elicitationsIn?.(part) ?? nothing,
+        this.#parts.appIn?.(part) ?? nothing,
+      ],
       ...(streaming ? { caches: conversation.caches } : {}),
     };
   }

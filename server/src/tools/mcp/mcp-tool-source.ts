@@ -16,7 +16,9 @@ import type { ToolDefinition, ToolRegistry } from '../define-tool.js';
 import type { McpServersConfig } from './config.js';
 import { mcpToolDefinition } from './mcp-tool.js';
 import type { RetryPolicy } from './retry-delay.js';
+import { McpApps } from './mcp-apps.js';
 import { McpServerConnection, type McpLogger } from './server-connection.js';
+import { isAppOnly } from './tool-app.js';
 import { toolParameters, type ParametersCheck } from './tool-parameters.js';
 import { offeredToolNames, type ToolOrigin } from './tool-names.js';
 
@@ -82,6 +84,22 @@ export class McpToolSource {
     this.ready = Promise.all(this.#connections.map((connection) => connection.start())).then(() => {});
   }
 
+  /**
+   * The servers' MCP Apps: their pages and the calls they make, under the site's approval
+   * rules (`needsApproval`, by the name a tool is offered under).
+   */
+  apps(needsApproval: (offeredName: string) => boolean): McpApps {
+    return new McpApps({
+      connection: (serverName) => this.#connections.find((c) => c.name === serverName),
+      offeredName: (serverName, toolName) =>
+        [...this.#offered].find(
+          ([, origin]) => origin.server === serverName && origin.tool === toolName,
+        )?.[0],
+      needsApproval,
+      callTimeoutMs: this.#times.callTimeoutMs,
+    });
+  }
+
   /** Which server and which of its tools the model means by `offeredName`. */
   originOf(offeredName: string): ToolOrigin | undefined {
     return this.#offered.get(offeredName);
@@ -110,7 +128,9 @@ export class McpToolSource {
     const reserved = new Set(this.#registry.names.filter((name) => !ours.has(name)));
     const usable = this.#connections.map((connection) => ({
       connection,
+      // A tool only its app may call is never offered to the model (MCP Apps' visibility).
       tools: connection.tools.flatMap((tool) => {
+        if (isAppOnly(tool)) return [];
         const check = this.#checkParameters(connection.name, tool);
         return check.ok ? [{ tool, parameters: check.parameters }] : [];
       }),

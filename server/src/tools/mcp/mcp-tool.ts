@@ -6,6 +6,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolDefinition, ToolParameters } from '../define-tool.js';
 import type { McpServerConnection } from './server-connection.js';
+import { appResourceUri } from './tool-app.js';
 import { toolResultOf } from './tool-result.js';
 
 export interface McpToolTimes {
@@ -22,8 +23,10 @@ export function mcpToolDefinition(
   connection: McpServerConnection,
   times: McpToolTimes,
 ): ToolDefinition {
+  const resourceUri = appResourceUri(tool);
   return {
     name: offeredName,
+    ...(resourceUri ? { app: { serverName: connection.name, resourceUri } } : {}),
     description: tool.description ?? tool.title ?? tool.annotations?.title ?? '',
     parameters,
     // The agent stops every tool at its `timeoutMs`, progress or not; the silence limit,

@@ -12,11 +12,17 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
   ErrorCode,
   McpError,
   ToolListChangedNotificationSchema,
+  type ClientCapabilities,
+  type ElicitRequestParams,
+  type ElicitResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/app-bridge';
 import { formatSeconds } from '../../util/format-seconds.js';
 import { stdioServerEnvironment } from './child-environment.js';
 import { isStdioServer, type McpServerConfig } from './config.js';
@@ -35,6 +41,13 @@ export interface OpenClientOptions {
   onToolsChanged?: () => void;
   /** The session ended after it opened: the process exited, or the client was closed. */
   onClosed?: () => void;
+  /**
+   * The server asks the visitor for input (`elicitation/create`); `signal` fires when it
+   * gives up the request (or the session ends). Without it, elicitation is not declared.
+   */
+  onElicit?: (params: ElicitRequestParams, signal: AbortSignal) => Promise<ElicitResult>;
+  /** A `url` elicitation's flow finished (`notifications/elicitation/complete`). */
+  onElicitationComplete?: (elicitationId: string) => void;
 }
 
 export interface OpenClient {
@@ -69,6 +82,9 @@ export class McpConnectError extends Error {
 const { version } = createRequire(import.meta.url)('../../../package.json') as { version: string };
 const CLIENT_INFO = { name: 'aalis-server', version };
 
+/** The MCP Apps extension's id in capabilities (ext-apps' EXTENSION_ID, which only its server entry exports). */
+const UI_EXTENSION_ID = 'io.modelcontextprotocol/ui';
+
 /** More pages than any real server has: a server that keeps sending cursors is cut off. */
 const MAX_TOOL_PAGES = 100;
 /** How long a Streamable HTTP server is given to end its session when we close. */
@@ -89,10 +105,26 @@ export async function openMcpClient(
   }
   const watched = transport instanceof WatchedStdioTransport ? transport : undefined;
   const stderrRead = async () => watched?.stderrRead();
-  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  // Elicitation is declared only where someone can be asked: servers register the tools
+  // that elicit only for clients that declare it (the reference server does).
+  const { onElicit, onElicitationComplete } = options;
+  const client = new Client(CLIENT_INFO, {
+    capabilities: {
+      ...(onElicit ? { elicitation: { form: {}, url: {} } } : {}),
+      // The chat renders MCP Apps (mcp-apps.ts): servers that offer their tools' UI only to
+      // hosts that can show it see that this one can.
+      extensions: { [UI_EXTENSION_ID]: { mimeTypes: [RESOURCE_MIME_TYPE] } },
+    } as ClientCapabilities,
+  });
   // Set before connecting: a server may change its list right after the handshake (the
   // reference server does), before `connect` has even returned.
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged?.());
+  if (onElicit) {
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) => onElicit(request.params, extra.signal));
+    client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) =>
+      onElicitationComplete?.(notification.params.elicitationId),
+    );
+  }
   let opened = false;
   client.onclose = () => {
     if (opened) options.onClosed?.();

@@ -18,6 +18,7 @@ import {
   shortMessage,
   type OpenClient,
 } from './open-client.js';
+import { CallsInFlight } from './calls-in-flight.js';
 import { reportProgress } from './progress-update.js';
 import { exitText } from './stdio-process.js';
 import { retryDelayMs, type RetryPolicy, DEFAULT_RETRY_MAX_MS } from './retry-delay.js';
@@ -34,6 +35,9 @@ export interface McpServerConnectionOptions {
   /** Its offered tools changed: it connected, stopped, or changed its list. */
   onToolsChanged(): void;
 }
+
+/** The SDK's request timeout, out of the way (setTimeout's largest): the silence limit is ours. */
+const NO_SDK_TIMEOUT_MS = 2 ** 31 - 1;
 
 /** One attempt at a session: events of an older one are recognised and ignored. */
 interface Attempt {
@@ -57,6 +61,7 @@ export class McpServerConnection {
   #closed = false;
   /** Aborted by close(): a server still starting is given up on at once. */
   readonly #stopping = new AbortController();
+  readonly #calls: CallsInFlight;
 
   constructor(
     readonly name: string,
@@ -64,6 +69,12 @@ export class McpServerConnection {
     options: McpServerConnectionOptions,
   ) {
     this.#options = options;
+    this.#calls = new CallsInFlight(name, options.logger);
+  }
+
+  /** The session open now, if any: for reading its app resources and the calls its apps make. */
+  get session(): OpenClient | undefined {
+    return this.#attempt?.session;
   }
 
   /** Its tools the model is offered now (none while it is down). */
@@ -98,18 +109,26 @@ export class McpServerConnection {
         `the MCP server "${this.name}" is not connected at the moment (it is being ${this.#everConnected ? 'restarted' : 'started'}); try again shortly`,
       );
     }
+    const call = this.#calls.begin(context, timeoutMs);
     try {
-      // The SDK sends notifications/cancelled when the signal fires, asks for progress
-      // (a progressToken) because of onprogress, and restarts the timeout at each report.
+      // The SDK sends notifications/cancelled when the signal fires, and asks for progress
+      // (a progressToken) because of onprogress. The silence limit is ours (silence-watch.ts):
+      // the SDK's own timeout, which only progress restarts, would cut a call waiting on a
+      // visitor's answer; it is left at its largest.
       return (await session.client.callTool({ name: tool, arguments: args }, undefined, {
-        signal: context.signal,
-        timeout: timeoutMs,
-        resetTimeoutOnProgress: true,
-        onprogress: (update) => reportProgress(context, update),
+        signal: AbortSignal.any([context.signal, call.watch.signal]),
+        timeout: NO_SDK_TIMEOUT_MS,
+        onprogress: (update) => {
+          call.watch.restart();
+          reportProgress(context, update);
+        },
       })) as CallToolResult;
     } catch (error) {
       if (context.signal.aborted) throw error;
+      if (call.watch.fired) throw this.#silent(timeoutMs);
       throw this.#callFailure(error, attempt, timeoutMs);
+    } finally {
+      this.#calls.end(call);
     }
   }
 
@@ -137,6 +156,8 @@ export class McpServerConnection {
           onStderrLine: (line) => logger.debug?.({ mcpServer: this.name, stderr: line }, 'MCP server stderr'),
           onToolsChanged: () => this.#toolsChanged(attempt),
           onClosed: () => this.#lost(attempt, 'it stopped'),
+          onElicit: (params, signal) => this.#calls.elicit(params, signal),
+          onElicitationComplete: (elicitationId) => this.#calls.completed(elicitationId),
         });
       } catch (error) {
         if (this.#attempt === attempt && !this.#closed) {
@@ -235,6 +256,12 @@ export class McpServerConnection {
     this.#retryTimer.unref();
   }
 
+  #silent(timeoutMs: number): ToolError {
+    return new ToolError(
+      `the MCP server "${this.name}" sent neither a result nor progress for ${formatSeconds(timeoutMs)}; the call was cancelled`,
+    );
+  }
+
   #callFailure(error: unknown, attempt: Attempt, timeoutMs: number): unknown {
     const stopped =
       (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) || this.#attempt !== attempt;
@@ -245,11 +272,7 @@ export class McpServerConnection {
           : `the connection to the MCP server "${this.name}" closed while it ran the tool; it is being reconnected`,
       );
     }
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-      return new ToolError(
-        `the MCP server "${this.name}" sent neither a result nor progress for ${formatSeconds(timeoutMs)}; the call was cancelled`,
-      );
-    }
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return this.#silent(timeoutMs);
     if (error instanceof McpError) {
       return new ToolError(`the MCP server "${this.name}" refused the call: ${error.message}`);
     }

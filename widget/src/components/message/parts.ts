@@ -3,7 +3,7 @@
  * tool cards (../tool-card/), in order.
  */
 import { html, type TemplateResult } from 'lit';
-import type { Part } from '@aalis/protocol/client';
+import type { Part, ToolCallPart } from '@aalis/protocol/client';
 import type { Strings } from '../../i18n/strings.js';
 import { MarkdownCache, renderMarkdown, type RenderOptions } from '../../markdown/render.js';
 import { renderToolCall } from '../tool-card/tool-call-block.js';
@@ -20,6 +20,11 @@ export interface PartContext {
   streaming: boolean;
   /** How long each reasoning part took, by its position in the parts, when known. */
   reasoningMs?: ReadonlyMap<number, number> | undefined;
+  /**
+   * What shows inside a tool call's card besides its own record, open without a click: an
+   * MCP server's requests for the visitor's input, the tool's MCP App. `nothing` for none.
+   */
+  toolExtras?: ((part: ToolCallPart) => unknown) | undefined;
 }
 
 export function renderParts(parts: readonly Part[], context: PartContext): TemplateResult[] {
@@ -30,7 +35,7 @@ export function renderParts(parts: readonly Part[], context: PartContext): Templ
       case 'reasoning':
         return renderReasoning(part.text, context.streaming && i === parts.length - 1, i, context);
       case 'tool_call':
-        return renderToolCall(part, context.strings);
+        return renderToolCall(part, context.strings, context.toolExtras?.(part));
     }
   });
 }

@@ -21,7 +21,15 @@ export interface ToolCardContext {
   offset: number;
 }
 
-export function renderToolCall(part: ToolCallPart, strings: Strings): TemplateResult {
+/**
+ * `extras` (a form an MCP server asks the visitor to fill, the tool's MCP App) show right
+ * under the summary, and open the block when they come: the visitor must not have to find them.
+ */
+export function renderToolCall(
+  part: ToolCallPart,
+  strings: Strings,
+  extras: unknown = nothing,
+): TemplateResult {
   const { status, declined, progress } = part;
   // A declined call never ran: it says so, not that it failed, and has no duration. An
   // `unknown` one may have run (its server died meanwhile): neither done nor failed, in
@@ -49,6 +57,7 @@ export function renderToolCall(part: ToolCallPart, strings: Strings): TemplateRe
     data-status=${status}
     data-declined=${declined ?? nothing}
     data-call-id=${part.callId}
+    ?open=${hasContent(extras)}
   >
     <summary>
       <span class="tool-icon" aria-hidden="true">${toolIcon}</span>
@@ -59,6 +68,7 @@ export function renderToolCall(part: ToolCallPart, strings: Strings): TemplateRe
         progress && status === 'running' ? renderProgress(part.name, progress) : nothing
       }
     </summary>
+    ${extras}
     ${
       // Absent in history from a server that sent them only with `tool_execute` start,
       // and for a client that joined after it: no section rather than "undefined".
@@ -75,6 +85,10 @@ export function renderToolCall(part: ToolCallPart, strings: Strings): TemplateRe
     }
   </details>`;
 }
+
+/** Whether a template value renders anything (`nothing`, or a list of only `nothing`, does not). */
+const hasContent = (value: unknown): boolean =>
+  Array.isArray(value) ? value.some(hasContent) : value !== nothing && value !== undefined && value !== null;
 
 /** Image types shown inline; never SVG, which can carry script. */
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
