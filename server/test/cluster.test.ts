@@ -18,7 +18,8 @@ import { RejoiningAgent, argsCount, argsOf, recorder, until, userMessage } from 
 import { AALIS_SERVER_BIN, watchOutput } from './cli-harness.js';
 import { clusterEnv, startClusterServices, type ClusterServices } from './cluster-env.js';
 import { textAnswer, type FakeUpstream, type Reply } from './fake-upstream.js';
-import { calculatorCall, slowText, slowToolCall } from './scripted-replies.js';
+import { EVERYTHING_ENTRY } from './fixtures/mcp/harness.js';
+import { calculatorCall, slowText, slowToolCall, toolCallThen } from './scripted-replies.js';
 import { startNginx, type NginxService } from './services/nginx.js';
 import type { TestPostgres } from './services/postgres.js';
 import type { RedisService } from './services/redis.js';
@@ -93,12 +94,18 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'aalis-cluster-'));
   writeFileSync(
     join(dir, 'aalis.config.json'),
-    JSON.stringify({ builtinTools: ['get_time', 'calculator'], approval: { calculator: 'always' } }),
+    JSON.stringify({
+      builtinTools: ['get_time', 'calculator'],
+      approval: { calculator: 'always' },
+      // The MCP reference server, for its elicitation tool.
+      mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_ENTRY, 'stdio'] } },
+    }),
   );
   // Replies are scripted as each test goes: taken in order, whichever instance asks.
   services = await startClusterServices(replies);
   ({ redis, postgres, upstream } = services);
   instances = await Promise.all([startInstance(), startInstance(), startInstance()]);
+  await Promise.all(instances.map((i) => i.waitForOutput(/MCP server connected/, 15_000)));
   nginx = await startNginx({ upstreams: instances.map((i) => i.port) });
 }, 60_000);
 
@@ -224,6 +231,38 @@ describe('three instances behind nginx, on Redis and PostgreSQL', () => {
       result: { result: 42 },
     });
     expect(endB.message).toEqual(endA.message);
+  }, 30_000);
+
+  test('a form an MCP server asks on one instance is answered from a tab on another, also after it reloads', async () => {
+    replies.push(...toolCallThen('trigger-elicitation-request', '{}', 'Thanks.', 'call_elicit'));
+    const [a, b] = await Promise.all([connect(instances[0]!.url), connect(instances[1]!.url)]);
+    const { sessionId, anonymousKey } = await a!.hello();
+    await b!.hello(sessionId, undefined, anonymousKey);
+    a!.send({ type: 'send', text: 'ask me' });
+    const asked = await b!.next((f) => f.type === 'elicitation');
+    expect(asked).toMatchObject({ callId: 'call_elicit', serverName: 'everything', mode: 'form' });
+    const { elicitationId } = asked as Extract<ServerFrame, { type: 'elicitation' }>;
+    // Checked where it arrives, against the request as that instance follows it.
+    b!.send({ type: 'elicitation_answer', elicitationId, action: 'accept', content: { name: 3 } });
+    expect(await b!.next((f) => f.type === 'error')).toMatchObject({ code: 'invalid_answer', elicitationId });
+    // The tab reloads, through the balancer: wherever it lands, the form is there.
+    b!.socket.terminate();
+    const reloaded = await connect(nginx.url.replace(/^http/, 'ws') + '/ws');
+    await reloaded.hello(sessionId, undefined, anonymousKey);
+    const resume = await reloaded.next((f) => f.type === 'stream_resume');
+    expect(resume).toMatchObject({ elicitations: [expect.objectContaining({ elicitationId })] });
+    reloaded.send({
+      type: 'elicitation_answer',
+      elicitationId,
+      action: 'accept',
+      content: { name: 'Grace' },
+    });
+    const [endA, endR] = await Promise.all([a!.turnEnd(), reloaded.turnEnd()]);
+    expect(a!.of('elicitation_settled')).toEqual([
+      { type: 'elicitation_settled', sessionId, elicitationId, action: 'accept' },
+    ]);
+    expect(JSON.stringify(endA.message.parts.find((p) => p.type === 'tool_call'))).toContain('Name: Grace');
+    expect(endR.message).toEqual(endA.message);
   }, 30_000);
 
   test("a visitor's feedback on one instance reaches the tab on another", async () => {
