@@ -9,8 +9,8 @@
 //   type-check and build  |  lint
 //   node tests (after the build and the services)  |  packages (after the build)
 //   browser tests (after the node tests, which time what they render)  |  engines (after
-//     the node tests and their packages; two engines at once, one file each: their time is
-//     mostly pages waiting on streams the fake model paces)
+//     the node tests and their packages; the three engines at once, one file each: their
+//     time is mostly pages waiting on streams the fake model paces)
 //
 // The log stays in the order of the steps: the step whose turn it is prints as it runs;
 // the others' output is held and printed when their turn comes.
@@ -182,17 +182,9 @@ const lint = step('lint', [], async (log) => {
 const installs = startInstalls();
 
 // Redis, PostgreSQL and nginx: the node tests start real ones (server/test/services/).
-// Chromium too, for the end-to-end tests among them.
-const nodeTests = step('node tests (vitest)', [build.done, installs.base], (log) =>
-  vitest(log, 'node', ['--coverage']),
-);
-// The totals of the coverage vitest.config.ts sets up (protocol, server and widget
-// sources; the widget's own tests run in Chromium, where nothing is measured).
-nodeTests.note = () =>
-  'coverage: ' +
-  (readCounts(`${results}/coverage/coverage-summary.json`, ({ total }) =>
-    ['statements', 'branches', 'functions', 'lines'].map((k) => `${k} ${total[k].pct}%`).join(', '),
-  ) ?? 'no report written');
+// Chromium too, for the end-to-end tests among them. Without coverage: measuring it made
+// this, the longest step, about a fifth slower, and `npm run coverage` gives the figures.
+const nodeTests = step('node tests (vitest)', [build.done, installs.base], (log) => vitest(log, 'node'));
 
 // Mostly waiting on the registry and the disk: beside the node tests.
 const packages = step('packages (npm pack, installed outside the workspace, used)', [build.done], (log) =>
@@ -213,7 +205,9 @@ const browser = step(
 const engines = step(
   'engines (end-to-end smoke suite in Chromium, Firefox and WebKit)',
   [nodeTests.done, installs.engines],
-  (log) => vitest(log, 'engines', ['demo/test/engines-'], { AALIS_ENGINES_TEST: '1' }),
+  // The three at once: their time is mostly pages waiting on the streams the fake model
+  // paces, so a third browser costs little, and the step is on the longest path of the run.
+  (log) => vitest(log, 'engines', ['demo/test/engines-', '--maxWorkers=3'], { AALIS_ENGINES_TEST: '1' }),
 );
 
 let passed = 0;

@@ -1,11 +1,13 @@
 /**
  * A very small checker for the subset of JSON Schema that our generated schema uses
  * (type, const, enum, properties, required, additionalProperties, items, oneOf, $ref,
- * minimum, minLength, maxLength), in the compact form json-schema.ts writes for it: a `$ref` is the bare
- * definition name, and `properties` implies an object. It exists so that a browser can validate server frames against the very
- * schema the valibot definitions produce, for a few hundred bytes instead of the
- * validation library's few kilobytes. The protocol tests hold it to agree with the
- * valibot validators, and fail if the generated schema starts using another keyword.
+ * minimum, minLength, maxLength), in the compact form json-schema.ts writes for it: a
+ * `$ref` is the bare definition name, `properties` implies an object, and a schema says
+ * nothing that another keyword of it already says. It exists so that a browser can
+ * validate server frames against the very schema the valibot definitions produce, for a
+ * few hundred bytes instead of the validation library's few kilobytes. The protocol tests
+ * hold it to agree with the valibot validators, and fail if the generated schema starts
+ * using another keyword.
  */
 
 export interface JsonSchema {

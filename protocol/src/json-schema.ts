@@ -116,8 +116,9 @@ function buildServerFrameChecks(): { frames: Record<string, unknown>; defs: Reco
 /**
  * Bytes matter in the browser: a `$ref` becomes the bare definition name, and
  * `type: 'object'` goes where `properties` already says it (json-check.ts reads both so).
- * A record's `propertyNames: {type: 'string'}` goes too: every JSON key is a string. So
- * does the `type` of an `enum`: a value equal to one of the listed ones has their type.
+ * A record's `propertyNames: {type: 'string'}` goes too: every JSON key is a string; and
+ * its `additionalProperties: {}`, which allows what no keyword forbids. So does the `type`
+ * of an `enum`: a value equal to one of the listed ones has their type.
  */
 function compact(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(compact);
@@ -128,6 +129,7 @@ function compact(node: unknown): unknown {
     else if (key === 'type' && value === 'object' && 'properties' in node) continue;
     else if (key === 'type' && 'enum' in node) continue;
     else if (key === 'propertyNames' && JSON.stringify(value) === '{"type":"string"}') continue;
+    else if (key === 'additionalProperties' && JSON.stringify(value) === '{}') continue;
     else out[key] = compact(value);
   }
   return out;

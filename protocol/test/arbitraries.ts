@@ -7,6 +7,54 @@ const time = fc.nat(2_000_000_000_000);
 const id = fc.string({ minLength: 1, maxLength: 12 });
 const usage = fc.record({ promptTokens: count, completionTokens: count, totalTokens: count });
 
+/**
+ * A record's keys. Not `__proto__`, `constructor` or `prototype`: valibot's `record` skips
+ * those keys unchecked where JSON Schema (and the browser's checker) checks them, a
+ * difference only a value under such a key that is wrong anyway can show.
+ */
+const recordKey = fc
+  .string({ maxLength: 12 })
+  .filter((k) => !['__proto__', 'constructor', 'prototype'].includes(k));
+const jsonObject = fc.dictionary(recordKey, fc.jsonValue(), { maxKeys: 4 });
+
+const toolApp = fc.record({ serverName: fc.string(), resourceUri: fc.string() });
+
+/** An MCP form field: the kinds MCP allows, and anything else an MCP server might send. */
+const formField = fc.oneof(
+  fc.constantFrom(
+    { type: 'string', title: 'Name', minLength: 1 },
+    { type: 'string', format: 'email' },
+    { type: 'integer', minimum: 1, maximum: 9 },
+    { type: 'boolean', default: false },
+    { type: 'string', enum: ['s', 'm', 'l'] },
+    { type: 'array', items: { type: 'string', enum: ['a', 'b'] } },
+  ),
+  fc.dictionary(recordKey, fc.jsonValue(), { maxKeys: 3 }),
+);
+
+const elicitation = fc.record(
+  {
+    elicitationId: id,
+    callId: id,
+    serverName: fc.string(),
+    mode: fc.constantFrom('form' as const, 'url' as const),
+    message: fc.string(),
+    requestedSchema: fc.record(
+      {
+        type: fc.constant('object' as const),
+        properties: fc.dictionary(recordKey, formField, { maxKeys: 3 }),
+        required: fc.array(fc.string(), { maxLength: 2 }),
+      },
+      { requiredKeys: ['type', 'properties'] },
+    ),
+    url: fc.webUrl(),
+    expiresAt: time,
+    opened: fc.boolean(),
+    completed: fc.boolean(),
+  },
+  { requiredKeys: ['elicitationId', 'callId', 'serverName', 'mode', 'message', 'expiresAt'] },
+);
+
 const part: fc.Arbitrary<Part> = fc.oneof(
   fc.record({ type: fc.constant('text' as const), text: fc.string() }),
   fc.record({ type: fc.constant('reasoning' as const), text: fc.string() }),
@@ -27,6 +75,7 @@ const part: fc.Arbitrary<Part> = fc.oneof(
         { requiredKeys: ['progress'] },
       ),
       declined: fc.constantFrom('user' as const, 'expired' as const),
+      app: toolApp,
     },
     { requiredKeys: ['type', 'callId', 'index', 'name', 'status', 'startedAt'] },
   ),
@@ -170,6 +219,7 @@ export const serverFrame: fc.Arbitrary<ServerFrame> = fc.oneof(
       progress: count,
       total: count,
       message: fc.string(),
+      app: toolApp,
     },
     { requiredKeys: ['type', 'sessionId', 'phase', 'callId', 'index', 'name'] },
   ),
@@ -183,6 +233,7 @@ export const serverFrame: fc.Arbitrary<ServerFrame> = fc.oneof(
       usage,
       turnStatus: fc.record({ ...turnStatus, since: time }, { requiredKeys: ['state', 'since'] }),
       approvals: fc.array(approval, { maxLength: 2 }),
+      elicitations: fc.array(elicitation, { maxLength: 2 }),
     },
     { requiredKeys: ['type', 'sessionId', 'serverTime', 'parts', 'toolCallsProgress'] },
   ),
@@ -209,6 +260,7 @@ export const serverFrame: fc.Arbitrary<ServerFrame> = fc.oneof(
         siteKey: fc.string(),
         scriptUrl: fc.string(),
       }),
+      elicitationId: id,
     },
     { requiredKeys: ['type', 'code', 'message'] },
   ),
@@ -234,6 +286,37 @@ export const serverFrame: fc.Arbitrary<ServerFrame> = fc.oneof(
     sessions: fc.array(fc.record({ id, title: fc.string(), lastActivity: time }), { maxLength: 3 }),
   }),
   fc.record({ type: fc.constant('session_deleted' as const), sessionId: id }),
+  elicitation.map((e) => ({ type: 'elicitation' as const, sessionId: 'session-1', ...e })),
+  fc.record(
+    {
+      type: fc.constant('elicitation_settled' as const),
+      sessionId: id,
+      elicitationId: id,
+      action: fc.constantFrom('accept' as const, 'decline' as const, 'cancel' as const),
+      reason: fc.constantFrom('expired' as const, 'stopped' as const),
+    },
+    { requiredKeys: ['type', 'sessionId', 'elicitationId', 'action'] },
+  ),
+  fc.record({ type: fc.constant('elicitation_complete' as const), sessionId: id, elicitationId: id }),
+  fc.record(
+    {
+      type: fc.constant('app_tool_result' as const),
+      requestId: id,
+      result: fc.oneof(
+        jsonObject,
+        fc.record(
+          {
+            content: fc.array(fc.record({ type: fc.constant('text'), text: fc.string() }), { maxLength: 2 }),
+            structuredContent: jsonObject,
+            isError: fc.boolean(),
+          },
+          { requiredKeys: ['content'] },
+        ),
+      ),
+      error: fc.string(),
+    },
+    { requiredKeys: ['type', 'requestId'] },
+  ),
 );
 
 export const clientFrame = fc.oneof(
@@ -274,6 +357,34 @@ export const clientFrame = fc.oneof(
       remember: fc.constant('session'),
     },
     { requiredKeys: ['type', 'callId', 'decision'] },
+  ),
+  fc.record(
+    {
+      type: fc.constant('elicitation_answer'),
+      elicitationId: fc.string({ maxLength: 64 }),
+      action: fc.constantFrom('accept', 'decline', 'cancel'),
+      content: fc.dictionary(
+        recordKey,
+        fc.oneof(
+          fc.string(),
+          fc.double({ noNaN: true, noDefaultInfinity: true }),
+          fc.boolean(),
+          fc.array(fc.string()),
+        ),
+        { maxKeys: 4 },
+      ),
+    },
+    { requiredKeys: ['type', 'elicitationId', 'action'] },
+  ),
+  fc.record(
+    {
+      type: fc.constant('app_tool_call'),
+      requestId: fc.string({ maxLength: 128 }),
+      callId: fc.string({ maxLength: 128 }),
+      name: fc.string({ maxLength: 128 }),
+      arguments: jsonObject,
+    },
+    { requiredKeys: ['type', 'requestId', 'callId', 'name'] },
   ),
 );
 

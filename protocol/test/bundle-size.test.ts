@@ -1,6 +1,6 @@
 /**
  * The widget's budget for this package: what `<aalis-chat>` imports from
- * `@aalis/protocol/client`, minified and gzipped, stays under 5 KB. The import list is
+ * `@aalis/protocol/client`, minified and gzipped, stays under 6 KB. The import list is
  * read from the widget's sources, so the check follows the widget as it changes.
  */
 import { readFileSync, readdirSync } from 'node:fs';
@@ -12,8 +12,10 @@ import { expect, test } from 'vitest';
 // Raised from 3 KB when `turn_status`, message errors and argument-free `end` frames came in
 // (issue 11), and from 3.5 KB for tool progress and approvals (issue 13): the frame checks grow
 // with every frame and field, and the widget's own budget holds the total. Raised to 5 KB
-// for issue 17's frames and fields (feedback, versions, the greeting, writing times).
-const BUDGET = 5 * 1024;
+// for issue 17's frames and fields (feedback, versions, the greeting, writing times). Raised to
+// 6 KB for issue 34's (elicitations, MCP Apps): 5,605 B, and 5,391 B once the checks left out
+// what the envelope or another keyword already says and wrote each once-used definition in place.
+const BUDGET = 6 * 1024;
 const clientEntry = new URL('../src/client.ts', import.meta.url).pathname;
 const widgetSources = new URL('../../widget/src', import.meta.url).pathname;
 

@@ -1,6 +1,11 @@
 /** Builders for the frames the protocol tests feed the reducer, so a test reads like its story. */
 import type {
+  AppToolResultFrame,
   ChatMessage,
+  ElicitationAction,
+  ElicitationCompleteFrame,
+  ElicitationFrame,
+  ElicitationSettledFrame,
   ErrorFrame,
   FeedbackStoredFrame,
   ImageRef,
@@ -189,4 +194,67 @@ export const feedback = (
   messageId,
   rating,
   ...(comment === undefined ? {} : { comment }),
+});
+
+/** A form the `shop` MCP server asks for during call `callId`: one required text field. */
+export const formElicitation = (
+  elicitationId: string,
+  callId: string,
+  expiresAt = 600_000,
+): ElicitationFrame => ({
+  type: 'elicitation',
+  sessionId: SESSION,
+  elicitationId,
+  callId,
+  serverName: 'shop',
+  mode: 'form',
+  message: 'Where should the parcel go?',
+  requestedSchema: {
+    type: 'object',
+    properties: { street: { type: 'string', title: 'Street' }, express: { type: 'boolean' } },
+    required: ['street'],
+  },
+  expiresAt,
+});
+
+/** A page the `payments` MCP server asks the visitor to open during call `callId`. */
+export const urlElicitation = (
+  elicitationId: string,
+  callId: string,
+  expiresAt = 600_000,
+): ElicitationFrame => ({
+  type: 'elicitation',
+  sessionId: SESSION,
+  elicitationId,
+  callId,
+  serverName: 'payments',
+  mode: 'url',
+  message: 'Confirm the payment with your bank.',
+  url: 'https://pay.example.com/confirm?flow=42',
+  expiresAt,
+});
+
+export const elicitationSettled = (
+  elicitationId: string,
+  action: ElicitationAction,
+  reason?: 'expired' | 'stopped',
+): ElicitationSettledFrame => ({
+  type: 'elicitation_settled',
+  sessionId: SESSION,
+  elicitationId,
+  action,
+  ...(reason === undefined ? {} : { reason }),
+});
+
+export const elicitationComplete = (elicitationId: string): ElicitationCompleteFrame => ({
+  type: 'elicitation_complete',
+  sessionId: SESSION,
+  elicitationId,
+});
+
+/** An app's tool call answered: the MCP tool's result, to the one connection that asked. */
+export const appToolResult = (requestId: string, text: string): AppToolResultFrame => ({
+  type: 'app_tool_result',
+  requestId,
+  result: { content: [{ type: 'text', text }], structuredContent: { text } },
 });

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { decodeClientFrame, decodeServerFrame } from '../src/index.js';
 import { serverFrameChecks } from '../src/generated/server-frame-checks.js';
-import { SUPPORTED_KEYWORDS, type JsonSchema } from '../src/json-check.js';
+import { SUPPORTED_KEYWORDS, checkJson, type JsonSchema } from '../src/json-check.js';
 import { buildJsonSchema, serverFrameChecksModule } from '../src/json-schema.js';
 import { clientFrame, mutated, serverFrame } from './arbitraries.js';
 
@@ -50,9 +50,43 @@ describe('the published JSON Schema', () => {
       Object.values(schema.properties ?? {}).forEach(walk);
       schema.oneOf?.forEach(walk);
       if (schema.items) walk(schema.items);
+      if (schema.additionalProperties) walk(schema.additionalProperties);
     };
     [...Object.values(serverFrameChecks.frames), ...Object.values(serverFrameChecks.defs)].forEach(walk);
     expect([...used].filter((keyword) => !SUPPORTED_KEYWORDS.includes(keyword))).toEqual([]);
     expect(used).toContain('minimum');
+    expect(used).toContain('additionalProperties');
+  });
+});
+
+describe('the browser checker', () => {
+  // A record (keys not known in advance) next to named fields, as JSON Schema means them.
+  const schema: JsonSchema = {
+    properties: { count: { type: 'integer', minimum: 0 } },
+    additionalProperties: { type: 'string' },
+  };
+
+  test('checks the fields `properties` does not name against `additionalProperties`', () => {
+    expect(checkJson(schema, {}, { count: 2, any: 'x', 'other name': '' })).toBeUndefined();
+    expect(checkJson(schema, {}, { count: 2, any: 3 })).toEqual({
+      path: 'any',
+      reason: 'expected string, received integer',
+    });
+  });
+
+  test('checks the named fields by their own schema, not the record', () => {
+    expect(checkJson(schema, {}, { count: -1 })).toEqual({
+      path: 'count',
+      reason: 'expected >=0, received -1',
+    });
+  });
+
+  test('a record is an object, not an array', () => {
+    const record: JsonSchema = { type: 'object', additionalProperties: { type: 'string' } };
+    expect(checkJson(record, {}, ['x'])).toEqual({ path: '', reason: 'expected object, received array' });
+    expect(checkJson(record, {}, { a: { nested: 'x' } })).toEqual({
+      path: 'a',
+      reason: 'expected string, received object',
+    });
   });
 });

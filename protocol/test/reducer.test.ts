@@ -197,7 +197,12 @@ describe('turns and history', () => {
   test('a new turn starts empty', () => {
     const first = play(text('Hi'), progress(0, 'a', 1), done(usage(1, 1)), assistantMessage('a1', []));
     const second = reduce(first, userMessage('u2', 'again'), 5_000);
-    expect(second.turn).toEqual({ parts: [], toolCallsProgress: new Map(), approvals: new Map() });
+    expect(second.turn).toEqual({
+      parts: [],
+      toolCallsProgress: new Map(),
+      approvals: new Map(),
+      elicitations: new Map(),
+    });
   });
 
   test('the same message twice replaces, never duplicates', () => {

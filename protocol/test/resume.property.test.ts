@@ -8,11 +8,15 @@ import { expect, test } from 'vitest';
 import { emptyView, reduce, snapshot, type ChatView, type ViewFrame } from '../src/index.js';
 import {
   SESSION,
+  appToolResult,
   approvalRequest,
   assistantMessage,
   done,
+  elicitationComplete,
+  elicitationSettled,
   error,
   feedback,
+  formElicitation,
   interruptedMessage,
   progress,
   ready,
@@ -25,6 +29,7 @@ import {
   toolProgress,
   toolStart,
   usage,
+  urlElicitation,
   userMessage,
   waiting,
 } from './frames.js';
@@ -34,6 +39,14 @@ const callId = fc.constantFrom('call_0', 'call_1', 'call_2', 'call_3');
 const index = fc.integer({ min: 0, max: 3 });
 const delta = fc.string({ maxLength: 6 });
 const usageArb = fc.tuple(fc.nat(50), fc.nat(50)).map(([p, c]) => usage(p, c));
+const elicitationId = fc.constantFrom('el_0', 'el_1', 'el_2');
+const app = fc.option(
+  fc.constantFrom(
+    { serverName: 'maps', resourceUri: 'ui://maps/route.html' },
+    { serverName: 'shop', resourceUri: 'ui://cart' },
+  ),
+  { nil: undefined },
+);
 
 const frameArb: fc.Arbitrary<ViewFrame> = fc.oneof(
   { weight: 2, arbitrary: fc.uuid().map((id) => userMessage(id, 'question')) },
@@ -82,12 +95,14 @@ const frameArb: fc.Arbitrary<ViewFrame> = fc.oneof(
   { weight: 2, arbitrary: fc.option(usageArb, { nil: undefined }).map(done) },
   { weight: 1, arbitrary: usageArb.map((u) => stream({ usage: u })) },
   {
+    // Some tools are MCP Apps: their start says which.
     weight: 3,
     arbitrary: fc
-      .tuple(callId, index, toolName, fc.jsonValue())
-      .map(([id, i, n, a]) => toolStart(id, i, n, a)),
+      .tuple(callId, index, toolName, fc.jsonValue(), app)
+      .map(([id, i, n, a, shownAs]) => ({ ...toolStart(id, i, n, a), ...(shownAs ? { app: shownAs } : {}) })),
   },
   {
+    // An end may bring an app too (one whose start this tab never saw).
     weight: 3,
     arbitrary: fc
       .tuple(
@@ -97,9 +112,35 @@ const frameArb: fc.Arbitrary<ViewFrame> = fc.oneof(
         fc.jsonValue(),
         fc.option(fc.nat(900), { nil: undefined }),
         fc.boolean(),
+        app,
       )
-      .map(([id, i, n, r, ms, isError]) => toolEnd(id, i, n, r, ms, isError)),
+      .map(([id, i, n, r, ms, isError, shownAs]) => ({
+        ...toolEnd(id, i, n, r, ms, isError),
+        ...(shownAs ? { app: shownAs } : {}),
+      })),
   },
+  {
+    // An MCP server asks the visitor during a call (a form or a page; the same id again
+    // replaces the request), and the requests' outcomes, for them or for ones not held.
+    weight: 3,
+    arbitrary: fc.oneof(
+      fc
+        .tuple(elicitationId, callId, fc.boolean(), fc.nat(900_000))
+        .map(([id, call, form, expiresAt]) =>
+          form ? formElicitation(id, call, expiresAt) : urlElicitation(id, call, expiresAt),
+        ),
+      fc
+        .tuple(
+          elicitationId,
+          fc.constantFrom('accept' as const, 'decline' as const, 'cancel' as const),
+          fc.constantFrom(undefined, 'expired' as const, 'stopped' as const),
+        )
+        .map(([id, action, reason]) => elicitationSettled(id, action, reason)),
+      elicitationId.map(elicitationComplete),
+    ),
+  },
+  // An app's own tool call answered, to one connection: no part of the view.
+  { weight: 1, arbitrary: fc.constant(appToolResult('r1', 'zoomed')) },
   {
     // MCP-style execution progress of a running call (or of one that is not running).
     weight: 3,
