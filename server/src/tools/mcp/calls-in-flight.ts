@@ -9,7 +9,7 @@
  */
 import type { ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ElicitationRequest, ToolContext } from '../define-tool.js';
-import type { McpLogger } from './server-connection.js';
+import type { Logger } from '../../util/logger.js';
 import { SilenceWatch } from './silence-watch.js';
 
 export interface CallInFlight {
@@ -26,7 +26,7 @@ export class CallsInFlight {
 
   constructor(
     private readonly serverName: string,
-    private readonly logger: McpLogger,
+    private readonly logger: Pick<Logger, 'warn'>,
   ) {}
 
   begin(context: ToolContext, silenceMs: number): CallInFlight {
