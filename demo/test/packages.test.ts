@@ -113,7 +113,12 @@ test('npx aalis-server serves the widget and health from the installed packages'
   expect(script.status).toBe(200);
   expect(await script.text()).toContain('aalis-chat');
   // And the parts it loads from beside itself: the package carries them.
-  for (const part of ['aalis-chat-marked.js', 'aalis-chat-challenge-provider.js'])
+  for (const part of [
+    'aalis-chat-marked.js',
+    'aalis-chat-challenge-provider.js',
+    'aalis-chat-elicitation-element.js',
+    'aalis-chat-mcp-app-element.js',
+  ])
     expect((await fetch(`${base}/${part}`)).status).toBe(200);
 }, 60_000);
 

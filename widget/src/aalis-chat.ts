@@ -6,9 +6,12 @@ import { renderAttachButton, renderAttachments } from './components/attachments/
 import { renderChallenge } from './components/challenge/challenge.js';
 import { renderComposer } from './components/composer/composer.js';
 import { renderConversations, renderToolbar } from './components/conversations/conversations.js';
+import { renderElicitations } from './components/elicitation/elicitations.js';
+import type { ElicitationContent } from './components/elicitation/elicitation-requests.js';
 import { parseStarters, type Starter } from './components/greeting/greeting.js';
 import { keepTabInside } from './components/launcher/focus-trap.js';
 import { renderLauncher } from './components/launcher/launcher.js';
+import { McpApps } from './components/mcp-app/app-slot.js';
 import { renderStatusLine } from './components/status-line/status-line.js';
 import { Attachments } from './controllers/attachments.js';
 import { ChallengeGate } from './controllers/challenge.js';
@@ -39,6 +42,7 @@ import { loadLexer } from './markdown/lexer.js';
  * @event aalis-error - An error from the server, or the connection refused for good. `detail: { code, message, errorId? }`.
  * @event aalis-connection-change - `detail: { state, retryInMs? }`; state is connecting, connected, reconnecting or offline.
  * @event aalis-tool-approval - A tool call waits for the user's approval (once per request, also when restored after a reload). `detail: { callId, name, arguments, policy }`; answer with `decide()` or the card's buttons.
+ * @event aalis-elicitation - An MCP server asks the visitor for input during a tool call (once per request, also when restored after a reload). `detail: { elicitationId, callId, serverName, mode, message }`; answered in the card, or with `answerElicitation()`.
  * @event aalis-feedback - The visitor rated an answer. `detail: { messageId, rating, comment? }`.
  * @event aalis-open - Launcher mode: the panel opened.
  * @event aalis-close - Launcher mode: the panel closed.
@@ -69,10 +73,18 @@ import { loadLexer } from './markdown/lexer.js';
  * @csspart tool-call-block - A tool call that runs or ran: name, status, arguments, result. `data-status` `running`, `done` or `error`; `data-declined` `user` or `expired` for a call that never ran.
  * @csspart tool-image - An image in a tool's result (PNG, JPEG, GIF or WebP, shown from a `data:` URL); other entries show a short note instead.
  * @csspart tool-progress - A running tool's progress line in its block: bar, message and count ("3 / 5").
+ * @csspart mcp-app - A tool's MCP App in its block (`<aalis-mcp-app>`), shown open without a click.
+ * @csspart mcp-app-frame - The app's frame, sandboxed to scripts only; as tall as the app asks, within `--aalis-app-max-height`.
+ * @csspart mcp-app-link-confirm - The row that asks the visitor before a link the app asked for opens: "Open example.com?", the address, Open and Cancel.
  * @csspart approval-card - A tool call waiting for the user's approval: name, arguments, time left, buttons.
  * @csspart approve-button - The approval card's Approve button.
  * @csspart deny-button - The approval card's Deny button.
  * @csspart allow-session-button - "Allow for this conversation", on cards whose policy allows it.
+ * @csspart elicitation - An MCP server's request for the visitor's input (`<aalis-elicitation>`), open in its tool call's block: who asks, its message, time left, then a form or a page to visit.
+ * @csspart elicitation-form - The request's form: a labelled field per input the server asks for.
+ * @csspart elicitation-submit - The form's Submit button.
+ * @csspart elicitation-decline - Decline, on a form or a page to visit.
+ * @csspart elicitation-open - Opens the page to visit (http or https only) in a new window, on the visitor's click only.
  * @csspart pending-card - A tool call being written: `<icon> <name> 142 chars · 3.2s`.
  * @csspart pending-card-icon - The pending card's tool icon.
  * @csspart pending-card-name - The pending card's tool name.
@@ -111,6 +123,7 @@ import { loadLexer } from './markdown/lexer.js';
  * @cssprop --aalis-spacing - Base spacing.
  * @cssprop --aalis-max-width - Widest the conversation column grows.
  * @cssprop --aalis-height - Height of the widget.
+ * @cssprop --aalis-app-max-height - The tallest an MCP App's frame grows (480px by default).
  */
 export class AalisChat extends LitElement {
   static override styles = chatStyles;
@@ -170,6 +183,7 @@ export class AalisChat extends LitElement {
     (frame) => {
       this.#conversation.receive(frame);
       this.#stop.receive(frame);
+      this.#apps.receive(frame);
     },
     () => loadLexer(),
   );
@@ -228,11 +242,18 @@ export class AalisChat extends LitElement {
     announce: (text) => this.#conversation.announce(text),
     focus: (selector) => this.#focusAfterUpdate(selector),
   });
+  readonly #apps = new McpApps(
+    this,
+    (frame) => this.#connection.send(frame),
+    () => this.#connection.serverBase,
+  );
   readonly #transcript = new Transcript(this, {
     conversation: this.#conversation,
     actions: this.#actions,
     composer: this.#composer,
     imageUrl: (id) => new URL(`images/${encodeURIComponent(id)}`, this.#connection.serverBase).href,
+    appIn: (part) => this.#apps.render(part),
+    elicitationsIn: (part) => renderElicitations(part.callId, this.#conversation, this),
     // The clicked button is about to be disabled, which drops the focus: it goes to the
     // composer, never to another card's Approve, where a second Enter would approve it.
     decide: (callId, decision, remember) => {
@@ -324,6 +345,20 @@ export class AalisChat extends LitElement {
    */
   decide(callId: string, decision: 'approve' | 'deny', remember?: 'session'): boolean {
     return this.#conversation.decide(callId, decision, remember);
+  }
+
+  /**
+   * Answers an MCP server's request for input (what its form's and page's buttons do):
+   * `accept` (a form's values in `content`, by field name, typed as its schema says),
+   * `decline` or `cancel`. Once per request: false when it is not open, was answered here,
+   * or the connection is down. The server checks the values: a refused answer is said at the form.
+   */
+  answerElicitation(
+    elicitationId: string,
+    action: 'accept' | 'decline' | 'cancel',
+    content?: ElicitationContent,
+  ): boolean {
+    return this.#conversation.elicitations.answer(this.view.turn, elicitationId, action, content);
   }
 
   protected override updated(): void {

@@ -41,7 +41,9 @@ test(`dist/aalis-chat.js is at most ${BUDGET} bytes gzipped`, () => {
   // No bare imports left for a browser to fail on; the only imports are of its own parts.
   expect(raw.toString()).not.toMatch(/from\s*["'](lit|marked|@aalis\/protocol)/);
   expect([...raw.toString().matchAll(/import\(([^)]*)\)/g)].map((m) => m[1])).toEqual([
+    '`./aalis-chat-elicitation-element.js`',
     '`./aalis-chat-marked.js`',
+    '`./aalis-chat-mcp-app-element.js`',
     '`./aalis-chat-challenge-provider.js`',
   ]);
 });
@@ -53,4 +55,21 @@ test('the challenge part imports nothing: it never names the file that loaded it
   console.log(`aalis-chat-challenge-provider.js: ${gzipSync(part, { level: 9 }).length} B gzipped`);
   expect(part).not.toMatch(/\bimport\s*[{(*"'`]|\bfrom\s*["'`]/);
   expect(part).toMatch(/export\s*\{\s*\w+ as ProviderFrame\s*\}/);
+});
+
+test('the elicitation part imports nothing either: it borrows the chat’s Lit', () => {
+  // Loaded the first time an MCP server asks the visitor for input (components/elicitation/).
+  const part = readFileSync(dist('aalis-chat-elicitation-element.js'), 'utf8');
+  console.log(`aalis-chat-elicitation-element.js: ${gzipSync(part, { level: 9 }).length} B gzipped`);
+  expect(part).not.toMatch(/\bimport\s*[{(*"'`]|\bfrom\s*["'`]/);
+  expect(part).toMatch(/export\s*\{\s*\w+ as defineElicitation\s*\}/);
+});
+
+test('the MCP Apps part imports nothing: it carries ext-apps, the MCP SDK and zod itself', () => {
+  // Loaded the first time a tool's MCP App is on screen (components/mcp-app/), never before:
+  // most of its weight is the bridge's schemas (zod), which no other part needs.
+  const part = readFileSync(dist('aalis-chat-mcp-app-element.js'), 'utf8');
+  console.log(`aalis-chat-mcp-app-element.js: ${gzipSync(part, { level: 9 }).length} B gzipped`);
+  expect(part).not.toMatch(/\bimport\s*[{(*"'`]|\bfrom\s*["'`]/);
+  expect(part).toMatch(/export\s*\{\s*\w+ as define\s*\}/);
 });

@@ -72,6 +72,8 @@ export async function mount(
     position?: string;
     /** Keep what an earlier element stored (its session, its panel open or closed): a reload. */
     keepStorage?: boolean;
+    /** The server's address: what the widget loads from it (MCP Apps' pages) comes from there. */
+    server?: string;
   } = {},
 ): Promise<Mounted> {
   if (!options.keepStorage) localStorage.clear();
@@ -81,7 +83,7 @@ export async function mount(
   const { sockets, factory } = socketCollector();
   const el = await fixture<AalisChat>(
     html`<aalis-chat
-      server="https://chat.example.com"
+      server=${options.server ?? 'https://chat.example.com'}
       locale=${options.locale ?? 'en'}
       theme=${options.theme ?? 'light'}
       mode=${options.mode ?? 'inline'}

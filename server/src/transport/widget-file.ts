@@ -2,7 +2,7 @@
  * The widget's script-tag build, served at /aalis-chat.js so that a page on any origin
  * can load it with one script tag, and the parts it loads itself from next to it
  * (`WIDGET_PARTS`: marked, at /aalis-chat-marked.js; the bot challenge's provider code, at
- * /aalis-chat-challenge-provider.js). Read from disk when asked (and kept while
+ * /aalis-chat-challenge-provider.js; an MCP server's form and an MCP App's host). Read from disk when asked (and kept while
  * unchanged), so a rebuilt widget is served without a restart.
  */
 import { createHash } from 'node:crypto';
@@ -39,7 +39,14 @@ export function defaultWidgetFile(): string | undefined {
  * The files aalis-chat.js loads from its own directory: marked when it starts, the
  * challenge's part when a server asks for a bot challenge.
  */
-export const WIDGET_PARTS = ['aalis-chat-marked.js', 'aalis-chat-challenge-provider.js'] as const;
+// In the order the built script names them: an MCP server's form and an MCP App are
+// loaded only when a chat shows one.
+export const WIDGET_PARTS = [
+  'aalis-chat-elicitation-element.js',
+  'aalis-chat-marked.js',
+  'aalis-chat-mcp-app-element.js',
+  'aalis-chat-challenge-provider.js',
+] as const;
 
 export class WidgetFile {
   #cached: { mtimeMs: number; asset: WidgetAsset } | undefined;

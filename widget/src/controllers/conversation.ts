@@ -26,6 +26,7 @@ import {
   type SessionsFrame,
 } from '@aalis/protocol/client';
 import { nextMinuteIn } from '../components/approval/approval.js';
+import { ElicitationRequests } from '../components/elicitation/elicitation-requests.js';
 import { plainText } from '../components/message/message.js';
 import { ReasoningClock } from '../components/message/reasoning-clock.js';
 import { shownStatus, turnStatusText } from '../components/turn-status/turn-status.js';
@@ -93,6 +94,8 @@ export class Conversation implements ReactiveController {
   readonly decided = new Set<string>();
   /** Approval requests already announced (and evented), by call id: once each, reconnects included. */
   readonly #seenApprovals = new Set<string>();
+  /** MCP servers' requests for the visitor's input: answered here, refused, announced. */
+  readonly elicitations: ElicitationRequests;
   #revealing = false;
   #revealingText = false;
   /** Re-renders the approval cards when their minutes left change. */
@@ -113,6 +116,7 @@ export class Conversation implements ReactiveController {
     this.#pacing = pacing;
     this.#send = send;
     this.#hooks = hooks;
+    this.elicitations = new ElicitationRequests(host, send);
     host.addController(this);
   }
 
@@ -264,12 +268,17 @@ export class Conversation implements ReactiveController {
         break;
       }
       case 'error':
-        this.#hooks.refused(frame);
-        if (frame.sessionId) this.errors = [...this.errors, frame];
+        // A refused answer to a form is said at the form, not in the transcript nor the composer.
+        if (!this.elicitations.refused(frame)) {
+          this.#hooks.refused(frame);
+          if (frame.sessionId) this.errors = [...this.errors, frame];
+        }
         this.#host.dispatchEvent(new AalisErrorEvent(frame.code, frame.message, frame.errorId));
         break;
     }
     this.#trackApprovals();
+    const asked = this.elicitations.track(this.view.turn, strings);
+    if (asked) this.announcement = asked;
     // What changed beside the view renders with it. Not after a frame that only moves a
     // card's count (it changes nothing else): that would wake the render it waits for.
     if (!countOnly) this.#host.requestUpdate();

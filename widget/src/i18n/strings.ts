@@ -2,6 +2,8 @@
  * Every string the widget shows or announces, screen-reader text included, in the
  * languages it ships. A host adds or overrides a language with `registerLocale`.
  */
+import type { ElicitationWords } from './elicitation-words.js';
+
 export interface Strings {
   /** The chat's name: the launcher panel's heading (the `chat-title` attribute overrides it). */
   title: string;
@@ -91,6 +93,13 @@ export interface Strings {
   allowSession: string;
   /** Whole minutes left to decide; 0 in the last minute. */
   expiresIn: (minutes: number) => string;
+  /** Who asks for the visitor's input in a tool's card, before the MCP server's words: "everything asks:". */
+  elicitationAsk: (server: string) => string;
+  /**
+   * The rest of an elicitation's words (Submit, Decline, Open, the fields' problems): a
+   * locale's language picks English or Chinese, and these override them.
+   */
+  elicitation?: Partial<ElicitationWords>;
   copy: string;
   copied: string;
   /** Names a table wider than its bubble, a region that scrolls sideways (by keyboard too). */
@@ -145,6 +154,11 @@ export interface Strings {
    */
   challengeAsk: string;
   challengeUnavailable: string;
+  /** An MCP App in a tool's card: its frame's name for screen readers ("get_weather app from weather"). */
+  appFrameTitle: (name: string, server: string) => string;
+  /** An app asks to open a link: the question (with the link's host), then its button; Cancel is `cancel`. */
+  appOpenLink: (host: string) => string;
+  appOpenLinkButton: string;
 }
 
 /** Minutes as hours and minutes: "23 min", "5 h 12 min", "2 h". */
@@ -218,6 +232,7 @@ const en: Strings = {
   deny: 'Deny',
   allowSession: 'Allow for this conversation',
   expiresIn: (m) => (m ? `Expires in ${m} min` : 'Expires in less than a minute'),
+  elicitationAsk: (server) => `${server} asks:`,
   copy: 'Copy',
   copied: 'Copied',
   wideTable: 'Table, scrolls sideways',
@@ -266,6 +281,8 @@ const en: Strings = {
     paused: 'The chat is paused for a moment. Your message is kept — send it again a little later.',
     challenge_required: 'A quick check is needed before your message can be sent.',
     challenge_failed: 'That check did not pass — please try again.',
+    invalid_answer: 'This answer does not fit the form.',
+    not_pending: 'This request is no longer open.',
   },
   restarting: 'The server is restarting: send again in a moment.',
   turnWaiting: (s) => `Waiting for the model…${s ? ` ${s} s` : ''}`,
@@ -278,6 +295,9 @@ const en: Strings = {
     "the chat server does not allow this page's address (ask its owner to add it to AALIS_ALLOWED_ORIGINS).",
   challengeAsk: 'A quick check first: your message is sent as soon as it passes.',
   challengeUnavailable: 'The check could not be loaded: send again to retry.',
+  appFrameTitle: (name, server) => `${name} app from ${server}`,
+  appOpenLink: (host) => `Open ${host}?`,
+  appOpenLinkButton: 'Open',
 };
 
 const zhCN: Strings = {
@@ -347,6 +367,7 @@ const zhCN: Strings = {
   deny: '拒绝',
   allowSession: '在本次对话中允许',
   expiresIn: (m) => (m ? `${m} 分钟后过期` : '不到 1 分钟后过期'),
+  elicitationAsk: (server) => `${server} 询问：`,
   copy: '复制',
   copied: '已复制',
   wideTable: '表格，可横向滚动',
@@ -395,6 +416,8 @@ const zhCN: Strings = {
     paused: '聊天暂时暂停了。您的消息已保留——请稍后再发送。',
     challenge_required: '发送消息前需要完成一个快速验证。',
     challenge_failed: '验证未通过——请再试一次。',
+    invalid_answer: '此回答不符合表单要求。',
+    not_pending: '此请求已不再等待回答。',
   },
   restarting: '服务器正在重启：请稍后再发送。',
   turnWaiting: (s) => `正在等待模型…${s ? ` ${s} 秒` : ''}`,
@@ -406,6 +429,9 @@ const zhCN: Strings = {
   originRefused: '聊天服务器不允许此页面的地址（请其管理员将它加入 AALIS_ALLOWED_ORIGINS）。',
   challengeAsk: '请先完成快速验证：通过后消息会自动发送。',
   challengeUnavailable: '验证无法加载：请重新发送以重试。',
+  appFrameTitle: (name, server) => `${server} 的 ${name} 应用`,
+  appOpenLink: (host) => `打开 ${host}？`,
+  appOpenLinkButton: '打开',
 };
 
 const locales = new Map<string, Strings>([
