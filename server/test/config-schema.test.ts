@@ -143,6 +143,12 @@ describe('examples/aalis.config.json', () => {
         args: ['--no-install', 'mcp-server-everything'],
         cwd: dirname(example),
       },
+      // The ext-apps example server: its clock is an MCP App.
+      apps: {
+        command: 'npx',
+        args: ['--no-install', 'mcp-server-basic-vanillajs', '--stdio'],
+        cwd: dirname(example),
+      },
     });
     expect(loaded.config.approval).toEqual({
       'trigger-long-running-operation': 'session',
