@@ -8,7 +8,7 @@
  * runs, fails here and nowhere else.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -155,4 +155,9 @@ test('a page importing @aalis/widget builds with Vite', () => {
   expect(assets.some((file) => file.endsWith('.js'))).toBe(true);
   // The code that draws a bot challenge stays a chunk of its own, loaded only when asked.
   expect(assets.some((file) => /^challenge-provider-.*\.js$/.test(file))).toBe(true);
+  // So do an MCP server's form and the MCP App host, which imports ext-apps from the
+  // page's own dependencies (the package leaves it external).
+  expect(assets.some((file) => /^elicitation-element-.*\.js$/.test(file))).toBe(true);
+  const appHost = assets.find((file) => /^mcp-app-element-.*\.js$/.test(file));
+  expect(readFileSync(join(project, 'dist', 'assets', appHost!), 'utf8')).toContain('ui/initialize');
 }, 120_000);

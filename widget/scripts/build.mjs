@@ -32,7 +32,9 @@ await build({
     sourcemap: true,
     lib: { entry: 'src/index.ts', formats: ['es'], fileName: () => 'index.js' },
     rolldownOptions: {
-      external: [/^lit($|\/)/, /^marked$/, /^@aalis\/protocol/],
+      // Dependencies stay imports: the page's bundler resolves them once, shared with the page's
+      // own copies (ext-apps and its MCP SDK too, in the lazily loaded app host).
+      external: [/^lit($|\/)/, /^marked$/, /^@aalis\/protocol/, /^@modelcontextprotocol\//],
       // Named as its module, without a hash: the package is versioned, not the file.
       output: { chunkFileNames: '[name].js' },
     },
