@@ -262,17 +262,15 @@ export class SessionHub {
   async toolApp(sessionId: string, callId: string): Promise<ToolApp | undefined> {
     const appOf = (parts: readonly { type: string; callId?: string; app?: ToolApp }[]) =>
       parts.find((part) => part.type === 'tool_call' && part.callId === callId)?.app;
-    const running = this.#registry.get(sessionId)?.view.turn;
-    const live = running && appOf(running.parts);
-    if (live) return live;
+    const session = this.#registry.get(sessionId);
+    const known = (session?.view.turn && appOf(session.view.turn.parts)) ?? session?.apps?.get(callId);
+    if (known) return known;
     const { messages } = await this.#settings.store.page(sessionId, {
       limit: this.#settings.contextMessages,
     });
-    for (const message of messages) {
-      const app = appOf(message.parts);
-      if (app) return app;
-    }
-    return undefined;
+    const app = messages.map((message) => appOf(message.parts)).find((found) => found !== undefined);
+    if (app && session) (session.apps ??= new Map()).set(callId, app);
+    return app;
   }
 
   /**

@@ -4,7 +4,7 @@
  * (and no longer followed) as soon as none of those is left. History lives in the store.
  */
 import { randomBytes } from 'node:crypto';
-import { emptyView, type ChatView } from '@aalis/protocol';
+import { emptyView, type ChatView, type ToolApp } from '@aalis/protocol';
 import type { SessionCoordination } from './coordination.js';
 import type { Peer } from './hub-options.js';
 import type { RunningTurn } from './running-turn.js';
@@ -36,6 +36,8 @@ export interface Session {
    * that no turn starts in it and no hello finds it.
    */
   deleted?: boolean;
+  /** MCP Apps of its tool calls found in the history, by call id: an app's later calls are not read again. */
+  apps?: Map<string, ToolApp>;
 }
 
 /** 128 random bits: a session id is the only key to a conversation, so it must not be guessable. */
