@@ -233,7 +233,7 @@ describe('three instances behind nginx, on Redis and PostgreSQL', () => {
     expect(endB.message).toEqual(endA.message);
   }, 30_000);
 
-  test('a form an MCP server asks on one instance is answered from a tab on another, also after it reloads', async () => {
+  test('a form an MCP server asks on one instance is refused where a bad answer arrives, and answered after a reload on a third', async () => {
     replies.push(...toolCallThen('trigger-elicitation-request', '{}', 'Thanks.', 'call_elicit'));
     const [a, b] = await Promise.all([connect(instances[0]!.url), connect(instances[1]!.url)]);
     const { sessionId, anonymousKey } = await a!.hello();
@@ -245,9 +245,10 @@ describe('three instances behind nginx, on Redis and PostgreSQL', () => {
     // Checked where it arrives, against the request as that instance follows it.
     b!.send({ type: 'elicitation_answer', elicitationId, action: 'accept', content: { name: 3 } });
     expect(await b!.next((f) => f.type === 'error')).toMatchObject({ code: 'invalid_answer', elicitationId });
-    // The tab reloads, through the balancer: wherever it lands, the form is there.
+    // The tab reloads and lands on the third instance: the form is there, and its answer
+    // goes to the instance that runs the turn.
     b!.socket.terminate();
-    const reloaded = await connect(nginx.url.replace(/^http/, 'ws') + '/ws');
+    const reloaded = await connect(instances[2]!.url);
     await reloaded.hello(sessionId, undefined, anonymousKey);
     const resume = await reloaded.next((f) => f.type === 'stream_resume');
     expect(resume).toMatchObject({ elicitations: [expect.objectContaining({ elicitationId })] });

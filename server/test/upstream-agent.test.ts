@@ -363,7 +363,10 @@ describe('an AI SDK chat route', () => {
 
 describe('parallel calls whose first result comes while the second is written', () => {
   test('the second card stays and keeps its clock; an AG-UI client sees no arguments after an end', async () => {
-    running = await startAgentServer('ai-sdk', [recorded('ai-sdk', 'parallel-interleaved')]);
+    // The recording is let through once the tab has joined: it sees every frame of the run.
+    const feed = new Feed();
+    const { body, ...reply } = recorded('ai-sdk', 'parallel-interleaved');
+    running = await startAgentServer('ai-sdk', [{ ...reply, live: feed }]);
     const base = running.harness.url.replace(/^ws/, 'http').replace(/\/ws$/, '');
     const tab = await running.harness.connect();
     const threadId = `thread-${randomUUID()}`;
@@ -373,6 +376,8 @@ describe('parallel calls whose first result comes while the second is written', 
     const ran = agent.runAgent({}, subscriber);
     await until(() => events.length > 0);
     await tab.hello(threadId);
+    feed.push(String(body));
+    feed.end();
     // The official client checks the order of every event: an ARGS after its END would reject here.
     await ran;
     const frames = tab.frames;
@@ -384,6 +389,7 @@ describe('parallel calls whose first result comes while the second is written', 
     const lastFragment = frames.findLastIndex(
       (f) => f.type === 'stream' && f.toolCallProgress?.callId === 'call_B_tokyo',
     );
+    expect(lastFragment).toBeGreaterThan(-1);
     expect(lastFragment).toBeLessThan(firstDone);
     const ends = framesOf(frames, 'tool_execute').filter((f) => f.phase === 'end');
     expect(ends.map((e) => e.callId)).toEqual(['call_A_paris', 'call_B_tokyo']);
