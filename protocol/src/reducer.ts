@@ -218,6 +218,7 @@ function applyElicitationSettled(turn: TurnView, frame: ElicitationSettledFrame)
 
 /** A call's end ends whatever its MCP server still asked during it. */
 function withoutCallElicitations(turn: TurnView, callId: string): TurnView {
+  if (turn.elicitations.size === 0) return turn;
   if (![...turn.elicitations.values()].some((e) => e.callId === callId)) return turn;
   const elicitations = new Map([...turn.elicitations].filter(([, e]) => e.callId !== callId));
   return { ...turn, elicitations: elicitations.size ? elicitations : NO_ELICITATIONS };

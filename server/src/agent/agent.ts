@@ -15,7 +15,7 @@ import {
   type ToolCall,
 } from '@aalis/protocol';
 import { logErrorWithId } from '../util/log-error.js';
-import { approvalPolicyFor, type ApprovalPolicy, type ApprovalRules } from './approval-policy.js';
+import { effectivePolicy, type ApprovalPolicy, type ApprovalRules } from './approval-policy.js';
 import { ProviderError } from '../providers/core/errors.js';
 import type { ChatProvider, ModelMessage, RoundReplay } from '../providers/core/types.js';
 import type { ToolContext, ToolRegistry } from '../tools/define-tool.js';
@@ -189,7 +189,7 @@ export class Agent extends EventEmitter<AgentEvents> implements TurnAgent {
       // A call that cannot run (bad arguments, no such tool) runs nothing to approve.
       const policy: ApprovalPolicy = parsed.refusal
         ? 'never'
-        : (approvalPolicyFor(approval, call.name) ?? tools.get(call.name)?.approval ?? 'never');
+        : effectivePolicy(approval, call.name, tools.get(call.name));
       const asks = policy === 'always' || (policy === 'session' && !input.approvals?.granted(call.name));
       return { parsed, policy, asks };
     });

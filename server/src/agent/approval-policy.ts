@@ -25,6 +25,18 @@ export function approvalPolicyFor(rules: ApprovalRules, toolName: string): Appro
   return best?.policy;
 }
 
+/**
+ * The policy a call of `toolName` runs under: the rules first, then the tool's own
+ * default (`tool`, the registry's definition), else `never`.
+ */
+export function effectivePolicy(
+  rules: ApprovalRules,
+  toolName: string,
+  tool: { approval?: 'always' | 'session' } | undefined,
+): ApprovalPolicy {
+  return approvalPolicyFor(rules, toolName) ?? tool?.approval ?? 'never';
+}
+
 function globToRegExp(pattern: string): RegExp {
   const body = pattern
     .split('*')

@@ -15,7 +15,7 @@ import { MemoryHistoryStore } from '../history/memory-store.js';
 import type { HistoryStore } from '../history/store.js';
 import type { ErrorListener } from '../util/log-error.js';
 import type { Logger } from '../util/logger.js';
-import { approvalPolicyFor, type ApprovalRules } from '../agent/approval-policy.js';
+import { effectivePolicy, type ApprovalRules } from '../agent/approval-policy.js';
 import type { ChatProvider } from '../providers/core/types.js';
 import { SessionHub, type SessionHubOptions } from '../sessions/session-hub.js';
 import { KeptAnswers, type KeptAnswersOptions } from '../sessions/answer-keeper.js';
@@ -187,10 +187,9 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
       : undefined;
   const agent = upstream ? upstreamAgent(upstream, options, log) : builtinAgent(options, tools, log);
   // An app's calls follow the rules the model's do: a tool that waits for approval is refused.
-  const apps = mcp?.apps((name) => {
-    const policy = approvalPolicyFor(options.approval ?? {}, name) ?? tools.get(name)?.approval ?? 'never';
-    return policy !== 'never';
-  });
+  const apps = mcp?.apps(
+    (name) => effectivePolicy(options.approval ?? {}, name, tools.get(name)) !== 'never',
+  );
   const counters = options.budgetStore ?? budgetStoreFor(store);
   const budgets = budgetsFor(options, counters);
   const pause = options.pauseSwitch ?? new MemoryPauseSwitch();

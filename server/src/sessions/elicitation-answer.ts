@@ -25,7 +25,14 @@ const compiled = new WeakMap<ElicitationForm, ValidateFunction>();
 export function formValidator(form: ElicitationForm): ValidateFunction {
   let validate = compiled.get(form);
   if (!validate) {
-    validate = ajv.compile({ ...form, additionalProperties: false });
+    const schema = { ...form, additionalProperties: false };
+    try {
+      validate = ajv.compile(schema);
+    } finally {
+      // Ajv keeps every schema it compiled for good; the WeakMap above keeps this one as
+      // long as its request lives, and no longer.
+      ajv.removeSchema(schema);
+    }
     compiled.set(form, validate);
   }
   return validate;

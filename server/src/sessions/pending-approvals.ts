@@ -74,6 +74,7 @@ export class PendingApprovals implements ApprovalDesk {
   }
 
   ask(request: ToolApproval, signal: AbortSignal): Promise<ApprovalOutcome> {
+    if (signal.aborted) return Promise.resolve('aborted');
     return new Promise((resolve) => {
       const timer = setTimeout(() => settle('expired'), Math.max(0, request.expiresAt - this.now()));
       timer.unref();
@@ -85,7 +86,6 @@ export class PendingApprovals implements ApprovalDesk {
         signal.removeEventListener('abort', onAbort);
         resolve(outcome);
       };
-      if (signal.aborted) return resolve('aborted');
       signal.addEventListener('abort', onAbort, { once: true });
       this.#waiting.set(request.callId, { request, settle });
       this.broadcast({ type: 'tool_approval_request', sessionId: this.sessionId, ...request });

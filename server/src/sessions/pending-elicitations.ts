@@ -24,15 +24,22 @@ interface Waiting {
 /** What became of an answer: taken, refused (why, the request stays open), or nothing to answer. */
 export type AnswerOutcome = { ok: true } | { ok: false; code: ErrorCode; message: string };
 
+/** An answer to a request no longer open (answered, expired, never asked). */
+export const NOT_PENDING: AnswerOutcome = {
+  ok: false,
+  code: ErrorCode.NotPending,
+  message: 'this request was already answered or has expired',
+};
+
+/** The most an MCP server's request may carry to every tab (and every instance's snapshot). */
+const MAX_MESSAGE_CHARS = 2_000;
+const MAX_FORM_JSON_CHARS = 16_000;
+const MAX_URL_CHARS = 2_048;
+
 export class PendingElicitations implements ElicitationDesk {
   readonly #waiting = new Map<string, Waiting>();
   /** `url` ones the visitor opened, by the MCP server's id for them: their completion is told. */
   readonly #opened = new Map<string, string>();
-
-  /** A desk nobody is asked at (a turn ended on behalf of a dead instance). */
-  static closed(sessionId: string, now: () => number): PendingElicitations {
-    return new PendingElicitations(sessionId, () => {}, now, 0);
-  }
 
   constructor(
     private readonly sessionId: string,
@@ -44,6 +51,7 @@ export class PendingElicitations implements ElicitationDesk {
   ask(question: ElicitationQuestion, signal: AbortSignal): Promise<ElicitationReply> {
     const refusal = unaskable(question);
     if (refusal) return Promise.resolve({ action: refusal });
+    if (signal.aborted) return Promise.resolve({ action: 'cancel' });
     const elicitationId = `el_${randomUUID().replaceAll('-', '')}`;
     const elicitation: Elicitation = {
       elicitationId,
@@ -74,7 +82,6 @@ export class PendingElicitations implements ElicitationDesk {
         });
         resolve(reply);
       };
-      if (signal.aborted) return resolve({ action: 'cancel' });
       signal.addEventListener('abort', onAbort, { once: true });
       this.#waiting.set(elicitationId, { elicitation, settle });
       this.broadcast({ type: 'elicitation', sessionId: this.sessionId, ...elicitation });
@@ -87,13 +94,7 @@ export class PendingElicitations implements ElicitationDesk {
    */
   answer({ elicitationId, action, content }: ElicitationAnswer): AnswerOutcome {
     const waiting = this.#waiting.get(elicitationId);
-    if (!waiting) {
-      return {
-        ok: false,
-        code: ErrorCode.NotPending,
-        message: 'this request was already answered or has expired',
-      };
-    }
+    if (!waiting) return NOT_PENDING;
     const check = checkAnswer(waiting.elicitation, { action, content });
     if (!check.ok) return { ok: false, code: ErrorCode.InvalidAnswer, message: check.message };
     waiting.settle(content === undefined ? { action } : { action, content });
@@ -116,10 +117,14 @@ export class PendingElicitations implements ElicitationDesk {
 
 /**
  * A request no visitor should see: a page that is not http(s) (a `javascript:` one would
- * run in the page), or a form whose schema cannot be checked. Declined, and never shown.
+ * run in the page), a form whose schema cannot be checked, or one larger than a form or a
+ * link ever needs (it goes to every tab, and into every instance's snapshot). Declined,
+ * and never shown.
  */
 function unaskable(question: ElicitationQuestion): 'decline' | undefined {
+  if (question.message.length > MAX_MESSAGE_CHARS) return 'decline';
   if (question.mode === 'url') {
+    if ((question.url ?? '').length > MAX_URL_CHARS) return 'decline';
     try {
       const { protocol } = new URL(question.url ?? '');
       return protocol === 'https:' || protocol === 'http:' ? undefined : 'decline';
@@ -127,9 +132,10 @@ function unaskable(question: ElicitationQuestion): 'decline' | undefined {
       return 'decline';
     }
   }
-  if (!question.requestedSchema) return 'decline';
+  const form = question.requestedSchema;
+  if (!form || JSON.stringify(form).length > MAX_FORM_JSON_CHARS) return 'decline';
   try {
-    formValidator(question.requestedSchema);
+    formValidator(form);
     return undefined;
   } catch {
     return 'decline';

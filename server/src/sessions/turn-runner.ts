@@ -16,7 +16,7 @@ import { checkAnswer } from './elicitation-answer.js';
 import type { HubSettings, Peer } from './hub-options.js';
 import type { OrphanedTurns } from './orphaned-turns.js';
 import { PendingApprovals } from './pending-approvals.js';
-import { PendingElicitations, type AnswerOutcome } from './pending-elicitations.js';
+import { NOT_PENDING, PendingElicitations, type AnswerOutcome } from './pending-elicitations.js';
 import type { Question, Refusal } from './questions.js';
 import { RunningTurn } from './running-turn.js';
 import type { SessionBroadcast } from './session-broadcast.js';
@@ -24,12 +24,6 @@ import type { Session, SessionRegistry } from './session-registry.js';
 
 /** Tells the peer that asked why its question was not taken (with extra fields: when to retry). */
 type Refuse = (code: string, message: string, errorId?: string, more?: object) => void;
-
-const NOT_PENDING: AnswerOutcome = {
-  ok: false,
-  code: ErrorCode.NotPending,
-  message: 'this request was already answered or has expired',
-};
 
 export class TurnRunner {
   #shuttingDown = false;

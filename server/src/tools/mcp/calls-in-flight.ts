@@ -3,18 +3,21 @@
  * from that server belongs to. MCP ties such a request to the call that caused it only
  * inside the server (stdio carries no link; Streamable HTTP sends it on the call's own
  * stream, which the SDK does not tell the client): the request goes to the one call in
- * flight that can ask a visitor. With several at once (tabs of different sessions calling
- * the same server together) whose it is cannot be told, so it is cancelled rather than
- * shown to a visitor it may not be meant for, and logged.
+ * flight, when it can ask a visitor. With several at once (sessions calling the same
+ * server together, an MCP App's call among them) whose it is cannot be told, so it is
+ * cancelled rather than shown to a visitor it may not be meant for, and logged.
  */
 import type { ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ElicitationRequest, ToolContext } from '../define-tool.js';
 import type { Logger } from '../../util/logger.js';
-import { SilenceWatch } from './silence-watch.js';
+import { CallDeadline } from './call-deadline.js';
+
+/** What a call needs of the tool's context: its signal, where progress goes, and who to ask. */
+export type CallContext = Pick<ToolContext, 'signal' | 'progress' | 'elicit' | 'elicitationCompleted'>;
 
 export interface CallInFlight {
-  context: ToolContext;
-  watch: SilenceWatch;
+  context: CallContext;
+  watch: CallDeadline;
   /** The server's ids of the `url` elicitations it made during this call. */
   urlIds: Set<string>;
 }
@@ -29,8 +32,8 @@ export class CallsInFlight {
     private readonly logger: Pick<Logger, 'warn'>,
   ) {}
 
-  begin(context: ToolContext, silenceMs: number): CallInFlight {
-    const call: CallInFlight = { context, watch: new SilenceWatch(silenceMs), urlIds: new Set() };
+  begin(context: CallContext, silenceMs: number): CallInFlight {
+    const call: CallInFlight = { context, watch: new CallDeadline(silenceMs), urlIds: new Set() };
     this.#calls.add(call);
     return call;
   }
@@ -43,17 +46,18 @@ export class CallsInFlight {
 
   /** The server's request, put to the visitor of the call it belongs to. */
   async elicit(params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult> {
-    const askers = [...this.#calls].filter((call) => call.context.elicit);
-    if (askers.length !== 1) {
+    // Every call counts, those that cannot ask a visitor too (an MCP App's): with two in
+    // flight, the request may be the other's, and must not reach this one's visitor.
+    const [call, ...others] = this.#calls;
+    if (!call?.context.elicit || others.length > 0) {
       this.logger.warn(
-        { mcpServer: this.serverName, callsInFlight: askers.length },
-        askers.length === 0
-          ? 'MCP server asked for input outside any call a visitor can answer: cancelled'
-          : 'MCP server asked for input while running calls of several sessions: whose it is cannot be told, so it was cancelled',
+        { mcpServer: this.serverName, callsInFlight: this.#calls.size },
+        this.#calls.size > 1
+          ? 'MCP server asked for input while running several calls: whose it is cannot be told, so it was cancelled'
+          : 'MCP server asked for input outside any call a visitor can answer: cancelled',
       );
       return { action: 'cancel' };
     }
-    const call = askers[0]!;
     const request: ElicitationRequest =
       params.mode === 'url'
         ? {

@@ -2,14 +2,14 @@
  * MCP Apps (`@modelcontextprotocol/ext-apps`): what the chat needs of the MCP servers to
  * show a tool's app in its card. The app's HTML (a `ui://` resource the tool declares),
  * read once per server and URI and kept while the server's session lasts; and the tool
- * calls an app makes through the chat's bridge, which reach only the app's own server and
- * only tools the site's approval rules let run without asking.
+ * calls an app makes through the chat's bridge, which reach only the app's own server, only
+ * tools it lets apps call, and only those the site's approval rules let run without asking.
  */
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/app-bridge';
-import { shortMessage } from './open-client.js';
+import { ToolError } from '../define-tool.js';
 import type { McpServerConnection } from './server-connection.js';
-import { appResourceUri } from './tool-app.js';
+import { appResourceUri, isModelOnly } from './tool-app.js';
 
 /** An app's page and the domains its resource declares it loads from and talks to. */
 export interface AppResource {
@@ -75,11 +75,10 @@ export class McpApps {
     signal: AbortSignal,
   ): Promise<AppCallOutcome> {
     const connection = this.options.connection(serverName);
-    const session = connection?.session;
     const tool = connection?.tools.find((t) => t.name === toolName);
-    if (!connection || !session)
-      return { ok: false, error: `the MCP server "${serverName}" is not connected` };
-    if (!tool) return { ok: false, error: `the MCP server "${serverName}" has no tool "${toolName}"` };
+    if (!connection) return { ok: false, error: `the MCP server "${serverName}" is not connected` };
+    if (!tool || isModelOnly(tool))
+      return { ok: false, error: `the MCP server "${serverName}" has no tool "${toolName}" for apps` };
     const offered = this.options.offeredName(serverName, toolName);
     // An app-only tool is never offered to the model: the rules for the server's tools apply by its own name.
     if (this.options.needsApproval(offered ?? toolName)) {
@@ -88,14 +87,19 @@ export class McpApps {
         error: `"${toolName}" needs the visitor's approval: ask for it in the chat instead`,
       };
     }
+    // As the model's calls run: the same silence limit and failures in words. No visitor is
+    // asked from here, and a server that asks meanwhile is refused (calls-in-flight.ts).
     try {
-      const result = (await session.client.callTool({ name: toolName, arguments: args }, undefined, {
-        signal,
-        timeout: this.options.callTimeoutMs,
-      })) as CallToolResult;
+      const result = await connection.callTool(
+        toolName,
+        args,
+        { signal, progress: () => {} },
+        this.options.callTimeoutMs,
+      );
       return { ok: true, result };
     } catch (error) {
-      return { ok: false, error: `the call failed: ${shortMessage(error)}` };
+      if (error instanceof ToolError) return { ok: false, error: error.message };
+      throw error;
     }
   }
 }

@@ -9,7 +9,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { formatSeconds } from '../../util/format-seconds.js';
 import type { Logger } from '../../util/logger.js';
-import { ToolError, type ToolContext } from '../define-tool.js';
+import { ToolError } from '../define-tool.js';
 import { isStdioServer, type McpServerConfig } from './config.js';
 import {
   isHttpTransportFailure,
@@ -18,7 +18,7 @@ import {
   shortMessage,
   type OpenClient,
 } from './open-client.js';
-import { CallsInFlight } from './calls-in-flight.js';
+import { CallsInFlight, type CallContext } from './calls-in-flight.js';
 import { reportProgress } from './progress-update.js';
 import { exitText } from './stdio-process.js';
 import { retryDelayMs, type RetryPolicy, DEFAULT_RETRY_MAX_MS } from './retry-delay.js';
@@ -99,7 +99,7 @@ export class McpServerConnection {
   async callTool(
     tool: string,
     args: Record<string, unknown>,
-    context: ToolContext,
+    context: CallContext,
     timeoutMs: number,
   ): Promise<CallToolResult> {
     const attempt = this.#attempt;
@@ -112,7 +112,7 @@ export class McpServerConnection {
     const call = this.#calls.begin(context, timeoutMs);
     try {
       // The SDK sends notifications/cancelled when the signal fires, and asks for progress
-      // (a progressToken) because of onprogress. The silence limit is ours (silence-watch.ts):
+      // (a progressToken) because of onprogress. The silence limit is ours (call-deadline.ts):
       // the SDK's own timeout, which only progress restarts, would cut a call waiting on a
       // visitor's answer; it is left at its largest.
       return (await session.client.callTool({ name: tool, arguments: args }, undefined, {

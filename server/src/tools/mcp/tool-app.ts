@@ -4,7 +4,11 @@
  * `_meta["ui/resourceUri"]` form too.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { getToolUiResourceUri, isToolVisibilityAppOnly } from '@modelcontextprotocol/ext-apps/app-bridge';
+import {
+  getToolUiResourceUri,
+  isToolVisibilityAppOnly,
+  isToolVisibilityModelOnly,
+} from '@modelcontextprotocol/ext-apps/app-bridge';
 
 /** The tool's app, a `ui://` resource; undefined for a tool without one (or a malformed one). */
 export function appResourceUri(tool: Tool): string | undefined {
@@ -20,6 +24,15 @@ export function appResourceUri(tool: Tool): string | undefined {
 export function isAppOnly(tool: Tool): boolean {
   try {
     return isToolVisibilityAppOnly(tool);
+  } catch {
+    return false;
+  }
+}
+
+/** A tool only the model may call: never through an app. */
+export function isModelOnly(tool: Tool): boolean {
+  try {
+    return isToolVisibilityModelOnly(tool);
   } catch {
     return false;
   }

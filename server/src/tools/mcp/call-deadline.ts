@@ -4,11 +4,12 @@
  * pauses it, since the server then waits on the visitor, not the other way round. Kept
  * here rather than in the SDK's request timeout, which only progress can restart.
  */
-export class SilenceWatch {
+export class CallDeadline {
   readonly #controller = new AbortController();
   #timer: NodeJS.Timeout | undefined;
   #paused = 0;
   #fired = false;
+  #stopped = false;
 
   constructor(readonly ms: number) {
     this.#arm();
@@ -25,7 +26,7 @@ export class SilenceWatch {
 
   /** The server said something: the limit counts from now. */
   restart(): void {
-    if (this.#paused === 0 && !this.#fired) this.#arm();
+    if (this.#paused === 0 && !this.#fired && !this.#stopped) this.#arm();
   }
 
   /** Waiting on the visitor: the limit does not run until every pause is resumed. */
@@ -39,7 +40,9 @@ export class SilenceWatch {
     this.restart();
   }
 
+  /** The call ended: nothing arms the limit again (an elicitation's resume comes after). */
   stop(): void {
+    this.#stopped = true;
     clearTimeout(this.#timer);
     this.#timer = undefined;
   }
