@@ -163,3 +163,23 @@ describe('the order a run is held to', () => {
     },
   );
 });
+
+describe('what is held back while a call is written', () => {
+  test('text that waits on a call never finished is capped: the turn ends too_large, not out of memory', async () => {
+    // The text comes while the call is written, so it is held (it would end the call's card);
+    // it is not shown, so the turn's own cap never sees it.
+    const text = (delta: string) => ({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta });
+    const { result, tools } = await turnOn(
+      'ag-ui',
+      agUi(
+        { type: 'TOOL_CALL_START', toolCallId: 'c1', toolCallName: 'write_file' },
+        { type: 'TEXT_MESSAGE_START', messageId: 'm', role: 'assistant' },
+        ...Array.from({ length: 11 }, () => text('x'.repeat(100_000))),
+        finished,
+      ),
+    );
+    expect(result.error).toMatchObject({ code: 'too_large' });
+    expect(result.message.parts.filter((p) => p.type === 'text')).toEqual([]);
+    expect(tools.filter((t) => t.phase === 'start')).toEqual([]);
+  });
+});

@@ -16,7 +16,8 @@ import { capResult } from '../../agent/cap-result.js';
 import type { ToolExecuteEvent } from '../../agent/turn-agent.js';
 import type { TurnRecorder } from '../../agent/turn-recorder.js';
 import type { AgentStreamEvent, BlockKind } from './agent-event.js';
-import { agentFailed, unreadable } from './agent-errors.js';
+import { DEFAULT_MAX_TURN_CHARS } from '../../agent/limits.js';
+import { AgentRunError, agentFailed, unreadable } from './agent-errors.js';
 
 /** One tool call of the run, from its first fragment to its result. */
 interface Call {
@@ -51,6 +52,13 @@ export class EventTranslator {
    * shown once no call is being written.
    */
   readonly #held: Array<() => void> = [];
+  /**
+   * What is held, in characters: none of it has passed the turn's cap yet (it counts what
+   * is shown), so it has a cap of its own, the turn's.
+   */
+  #heldChars = 0;
+  /** Calls of the round whose arguments are still coming. */
+  #writingCount = 0;
   /** The text and reasoning blocks open now, by kind and id. */
   readonly #blocks = new Set<string>();
   #usage: Usage | undefined;
@@ -81,7 +89,7 @@ export class EventTranslator {
       case 'block-delta':
         this.#openBlock(event.kind, event.id, event.source);
         if (!event.delta) return false;
-        this.#whenWritten(() => {
+        this.#whenWritten(event.delta.length, () => {
           this.#flush();
           this.#stream(
             event.kind === 'text' ? { contentDelta: event.delta } : { reasoningDelta: event.delta },
@@ -126,10 +134,11 @@ export class EventTranslator {
 
   #start(callId: string, name: string, source: string): boolean {
     if (this.#calls.has(callId)) throw this.#wrong(`${source} for tool call ${callId}, which had started`);
-    const index = this.#round.length ? Math.max(...this.#round.map((c) => c.index)) + 1 : 0;
-    const call: Call = { id: callId, name, index, arguments: '', state: 'writing' };
+    // The round keeps every call until it is shown running, so its length is the next index.
+    const call: Call = { id: callId, name, index: this.#round.length, arguments: '', state: 'writing' };
     this.#calls.set(callId, call);
     this.#round.push(call);
+    this.#writingCount += 1;
     this.#progress(call, '');
     return true;
   }
@@ -149,7 +158,11 @@ export class EventTranslator {
     if (call.state !== 'writing') throw this.#wrong(`${source} for tool call ${callId}, which had ended`);
     if (whole !== undefined) call.arguments = whole;
     call.state = 'written';
-    if (!this.#writing()) for (const show of this.#held.splice(0)) show();
+    this.#writingCount -= 1;
+    if (this.#writingCount === 0) {
+      this.#heldChars = 0;
+      for (const show of this.#held.splice(0)) show();
+    }
     return false;
   }
 
@@ -159,21 +172,24 @@ export class EventTranslator {
       throw this.#wrong(`${source} for tool call ${callId} before its arguments ended`);
     if (call.answered) throw this.#wrong(`a second ${source} for tool call ${callId}`);
     call.answered = true;
-    this.#whenWritten(() => {
+    // A result is held at most at its capped size.
+    this.#whenWritten(Math.min(JSON.stringify(result ?? null).length, this.maxToolResultChars), () => {
       this.#flush();
       this.#end(call, result, isError);
     });
     return true;
   }
 
-  /** Shows at once, or once no call of the round is being written (`#held`). */
-  #whenWritten(show: () => void): void {
-    if (this.#writing()) this.#held.push(show);
-    else show();
-  }
-
-  #writing(): boolean {
-    return this.#round.some((call) => call.state === 'writing');
+  /** Shows at once, or once no call of the round is being written (`#held`), `chars` long. */
+  #whenWritten(chars: number, show: () => void): void {
+    if (this.#writingCount === 0) return show();
+    this.#heldChars += chars;
+    if (this.#heldChars > DEFAULT_MAX_TURN_CHARS)
+      throw new AgentRunError(
+        'too_large',
+        `the ${this.agent} agent sent over ${DEFAULT_MAX_TURN_CHARS} characters while a tool call stayed unfinished`,
+      );
+    this.#held.push(show);
   }
 
   #finish(source: string): boolean {
@@ -191,10 +207,11 @@ export class EventTranslator {
    * running, in index order. A call still being written stays in the round.
    */
   #flush(last?: Omit<StreamChunkMessage, 'sessionId'>): void {
-    const written = this.#round.filter((call) => call.state === 'written').sort((a, b) => a.index - b.index);
+    // Only called once no call is being written: the round is all written, in index order.
+    const written = this.#round;
     if (written.length || last) this.#stream(last ?? { done: true });
     if (!written.length) return;
-    this.#round = this.#round.filter((call) => call.state === 'writing');
+    this.#round = [];
     for (const call of written) {
       call.state = 'running';
       call.startedAt = this.now();

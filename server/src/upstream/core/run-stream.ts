@@ -70,6 +70,8 @@ export async function readRun(call: RunCall, consume: (event: SseEvent) => Promi
     () => controller.abort(),
   );
   let drained = false;
+  // Once, however many attempts: the body carries the history, images included.
+  const text = JSON.stringify(call.body);
   try {
     if (signal.aborted) throw abortedError(agent);
     const body = await withRetries(
@@ -79,7 +81,7 @@ export async function readRun(call: RunCall, consume: (event: SseEvent) => Promi
       (number) => {
         attempt = number;
         silence.attempt();
-        return open(call, controller.signal);
+        return open(call, text, controller.signal);
       },
       ({ attempt: next, delayMs }) => {
         silence.pause();
@@ -120,7 +122,11 @@ const idleError = (agent: string, patience: RunPatience) =>
   );
 
 /** One attempt: the response started in time and is an event stream, else a typed error. */
-async function open(call: RunCall, runSignal: AbortSignal): Promise<AsyncIterable<Uint8Array>> {
+async function open(
+  call: RunCall,
+  requestBody: string,
+  runSignal: AbortSignal,
+): Promise<AsyncIterable<Uint8Array>> {
   const { agent, url, patience } = call;
   let response: Response;
   try {
@@ -130,7 +136,7 @@ async function open(call: RunCall, runSignal: AbortSignal): Promise<AsyncIterabl
         httpFetch(url, {
           method: 'POST',
           headers: { ...call.headers, 'content-type': 'application/json', accept: 'text/event-stream' },
-          body: JSON.stringify(call.body),
+          body: requestBody,
           signal,
         }),
       runSignal,
