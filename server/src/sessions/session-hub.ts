@@ -102,13 +102,19 @@ export class SessionHub {
   /**
    * `hello` for a session the client names (an AG-UI thread): one that does not exist yet
    * is made under that id; one another visitor owns is refused (null), never swapped for a
-   * new one, since the client goes on using the id it named.
+   * new one, since the client goes on using the id it named. `existing`: one that does not
+   * exist is refused too, before anything is made or announced (a rejoin, a stop).
    */
-  async helloNamed(peer: Peer, sessionId: string): Promise<string | null> {
-    return this.#bind(peer, sessionId, true);
+  async helloNamed(peer: Peer, sessionId: string, existing = false): Promise<string | null> {
+    return this.#bind(peer, sessionId, true, existing);
   }
 
-  async #bind(peer: Peer, requestedId: string | undefined, named: boolean): Promise<string | null> {
+  async #bind(
+    peer: Peer,
+    requestedId: string | undefined,
+    named: boolean,
+    existing = false,
+  ): Promise<string | null> {
     const { store } = this.#settings;
     const owner = ownerKey(peer.visitor);
     // Another visitor's session is answered exactly as an unknown one: a new, empty
@@ -134,7 +140,7 @@ export class SessionHub {
     }
     const exists = live !== undefined || stored !== undefined;
     const known = exists && mayOpen(live ? live.owner : stored!, owner);
-    if (named && exists && !known) return null;
+    if (named && !known && (exists || existing)) return null;
     const sessionId = known || named ? requestedId! : newSessionId();
     // A stored session keeps its stored owner (null for one made before owners).
     const session = this.#registry.open(sessionId, known && !live ? stored! : owner);

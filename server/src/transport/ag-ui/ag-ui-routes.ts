@@ -174,7 +174,15 @@ export function registerAgUiRoutes(app: FastifyInstance, options: AgUiRoutesOpti
         });
       }
       // Counted once the thread is known to be the visitor's: a refused request costs no send.
-      const sends = address === undefined ? undefined : await connection.ipSends?.take(address);
+      let sends: Awaited<ReturnType<NonNullable<typeof connection.ipSends>['take']>> | undefined;
+      try {
+        sends = address === undefined ? undefined : await connection.ipSends?.take(address);
+      } catch (error) {
+        // The counts' store failed: the stream, bound already, must not stay in the session.
+        hub.leave(stream, threadId);
+        stream.end();
+        throw error;
+      }
       if (sends && !sends.ok) {
         hub.leave(stream, threadId);
         stream.end();
@@ -186,7 +194,7 @@ export function registerAgUiRoutes(app: FastifyInstance, options: AgUiRoutesOpti
           headers: { 'retry-after': retryAfter },
         });
       }
-      const run = new AgUiRun(threadId, runId, (event) => stream.write(event), threadId);
+      const run = new AgUiRun(threadId, runId, (event) => stream.write(event));
       begin(reply, opened, threadId, run, framesOfRun(runId, run));
       run.started();
       if (stream.visitor?.anonymousKey) run.anonymousKey(stream.visitor.anonymousKey);
@@ -214,12 +222,7 @@ export function registerAgUiRoutes(app: FastifyInstance, options: AgUiRoutesOpti
       const resume = waiting.find((frame): frame is StreamResumeFrame => frame.type === 'stream_resume');
       const later = waiting.slice(waiting.indexOf(resume ?? ready) + 1);
       const { stream } = opened;
-      const run = new AgUiRun(
-        threadId,
-        liveRunId(ready.messages, threadId),
-        (e) => stream.write(e),
-        threadId,
-      );
+      const run = new AgUiRun(threadId, liveRunId(ready.messages, threadId), (e) => stream.write(e));
       begin(reply, opened, threadId, run, (frame) => run.frame(frame));
       run.rejoined(ready.messages, resume ?? null);
       for (const frame of later) run.frame(frame);
@@ -245,19 +248,18 @@ export function registerAgUiRoutes(app: FastifyInstance, options: AgUiRoutesOpti
 
   /**
    * Opens a request for a thread that exists and is its visitor's (rejoin, stop): bound to
-   * it, with the frames that came meanwhile (`ready` first). An unknown thread (made just
-   * now by the bind, empty) or another visitor's is 404 alike, so ids cannot be probed.
+   * it, with the frames that came meanwhile (`ready` first). An unknown thread or another
+   * visitor's is 404 alike (the same lookup), so ids cannot be probed; neither is made.
    */
   async function openThread(request: FastifyRequest<{ Params: { threadId: string } }>, reply: FastifyReply) {
     const { threadId } = request.params;
     if (!THREAD_ID.test(threadId)) return void (await refuse(reply, NOT_FOUND));
     const opened = await open(request, reply);
     if (!opened) return undefined;
-    const bound = await hub.helloNamed(opened.stream, threadId);
+    const bound = await hub.helloNamed(opened.stream, threadId, true);
     const waiting = opened.stream.takeWaiting();
     const ready = waiting.find((frame) => frame.type === 'ready');
-    if (bound !== null && ready?.type === 'ready' && ready.resumed) return { opened, ready, waiting };
-    hub.leave(opened.stream, threadId);
+    if (bound !== null && ready?.type === 'ready') return { opened, ready, waiting };
     opened.stream.end();
     return void (await refuse(reply, NOT_FOUND));
   }

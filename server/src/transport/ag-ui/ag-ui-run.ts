@@ -11,9 +11,7 @@
  */
 import { EventType, type BaseEvent, type Message } from '@ag-ui/core';
 import {
-  reduce,
   type ChatMessage,
-  type ChatView,
   type ServerFrame,
   type StreamFrame,
   type StreamResumeFrame,
@@ -31,6 +29,8 @@ interface Card {
   name: string;
   /** Argument text that came before the call could start (its id or name unknown yet). */
   held: string;
+  /** When its first fragment came (server clock): the card's clock, as every client's. */
+  startedAt: number;
 }
 
 /** The names of the CUSTOM events, documented in PROTOCOL.md section 6. */
@@ -55,19 +55,14 @@ export class AgUiRun {
   #cards = new Map<number, Card>();
   /** Calls whose TOOL_CALL_START went out, and whether their TOOL_CALL_END did. */
   readonly #calls = new Map<string, { ended: boolean }>();
-  /** The turn as the frames build it (the reducer's view): where a card's start time is read. */
-  #view: ChatView;
   #ended = false;
 
   constructor(
     readonly threadId: string,
     readonly runId: string,
     private readonly emit: EventSink,
-    sessionId: string,
     private readonly now: () => number = Date.now,
-  ) {
-    this.#view = { sessionId, messages: [], turn: null };
-  }
+  ) {}
 
   get ended(): boolean {
     return this.#ended;
@@ -96,7 +91,6 @@ export class AgUiRun {
     const writing =
       parts.at(-1)?.type === 'text' && !live?.toolCallsProgress.length ? parts.pop() : undefined;
     if (live) {
-      this.#view = reduce(this.#view, live, this.now());
       const answer: ChatMessage = { id: this.#nextId(), role: 'assistant', parts, createdAt: 0 };
       if (parts.length) messages.push(...agUiMessages([answer]));
       for (const part of parts) if (part.type === 'tool_call') this.#calls.set(part.callId, { ended: true });
@@ -106,7 +100,12 @@ export class AgUiRun {
     if (writing?.type === 'text')
       this.#stream({ type: 'stream', sessionId: live.sessionId, contentDelta: writing.text });
     for (const entry of live.toolCallsProgress) {
-      this.#cards.set(entry.index, { name: entry.name, held: entry.arguments ?? '', ...callIdOf(entry) });
+      this.#cards.set(entry.index, {
+        name: entry.name,
+        held: entry.arguments ?? '',
+        startedAt: entry.startedAt,
+        ...callIdOf(entry),
+      });
       this.#startCard(entry.index);
     }
     for (const approval of live.approvals ?? []) this.#custom(CustomEvents.approval, approval);
@@ -116,7 +115,6 @@ export class AgUiRun {
   /** A frame of the turn this run follows; after the one that ends it, nothing more is sent. */
   frame(frame: ServerFrame): void {
     if (this.#ended) return;
-    this.#view = reduce(this.#view, frame, this.now());
     switch (frame.type) {
       case 'stream':
         return this.#stream(frame);
@@ -185,7 +183,7 @@ export class AgUiRun {
     if (progress) {
       this.#closeText();
       this.#closeReasoning();
-      const card = this.#cards.get(progress.index) ?? { name: '', held: '' };
+      const card = this.#cards.get(progress.index) ?? { name: '', held: '', startedAt: this.now() };
       this.#cards.set(progress.index, card);
       if (progress.name) card.name = progress.name;
       if (progress.callId && !card.callId) card.callId = progress.callId;
@@ -236,16 +234,15 @@ export class AgUiRun {
   #startCard(index: number): void {
     const card = this.#cards.get(index)!;
     if (!card.callId || !card.name || this.#calls.has(card.callId)) return;
-    this.#startCall(card.callId, card.name, index);
+    this.#startCall(card.callId, card.name, index, card.startedAt);
     if (card.held) this.#args(card.callId, card.held);
     card.held = '';
   }
 
-  #startCall(callId: string, name: string, index: number): void {
+  /** `startedAt`: its card's, else now (a call that starts with no card seen). */
+  #startCall(callId: string, name: string, index: number, startedAt = this.now()): void {
     this.#calls.set(callId, { ended: false });
     this.emit({ type: EventType.TOOL_CALL_START, toolCallId: callId, toolCallName: name } as BaseEvent);
-    const entry = this.#view.turn?.toolCallsProgress.get(index);
-    const startedAt = entry?.callId === callId ? entry.startedAt : this.now();
     this.#custom(CustomEvents.card, { toolCallId: callId, index, name, startedAt });
   }
 
