@@ -6,33 +6,20 @@
  */
 import { once } from 'node:events';
 import { randomUUID } from 'node:crypto';
-import { HttpAgent, type AgentSubscriber } from '@ag-ui/client';
-import { EventType, type AssistantMessage, type BaseEvent, type ToolMessage } from '@ag-ui/core';
-import { EventSchemas } from '@ag-ui/core/schemas';
+import { HttpAgent } from '@ag-ui/client';
+import { EventType, type AssistantMessage, type ToolMessage } from '@ag-ui/core';
 import { readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from 'ai';
 import { afterEach, describe, expect, test } from 'vitest';
 import { startAgent, type ExampleRun, type RunningExample } from '../examples/ag-ui/agent.mjs';
 import { startRoute } from '../examples/ag-ui/ai-sdk-route.mjs';
 import { plan } from '../examples/ag-ui/agent-script.mjs';
+import { recorder } from '../server/test/ag-ui-client.js';
 
 let running: RunningExample | undefined;
 afterEach(async () => {
   await running?.close();
   running = undefined;
 });
-
-/** Every event of a run, each checked against @ag-ui/core's schema as it comes. */
-function recorded(): { events: BaseEvent[]; subscriber: AgentSubscriber } {
-  const events: BaseEvent[] = [];
-  const subscriber: AgentSubscriber = {
-    onEvent: ({ event }) => {
-      const checked = EventSchemas.safeParse(event);
-      if (!checked.success) throw new Error(`invalid AG-UI event ${JSON.stringify(event)}`);
-      events.push(event);
-    },
-  };
-  return { events, subscriber };
-}
 
 function agentFor(url: string, question: string): HttpAgent {
   const agent = new HttpAgent({ url, threadId: randomUUID() });
@@ -44,7 +31,7 @@ describe('examples/ag-ui/agent.mjs', () => {
   test('a weather question: the tool call written in many fragments, its result, then the answer', async () => {
     running = await startAgent({ port: 0, pace: 0 });
     const agent = agentFor(running.url, 'What is the weather in Porto?');
-    const { events, subscriber } = recorded();
+    const { events, subscriber } = recorder();
     await agent.runAgent({ runId: 'run-1' }, subscriber);
 
     const expected = plan('What is the weather in Porto?');
@@ -69,7 +56,7 @@ describe('examples/ag-ui/agent.mjs', () => {
   test('a note: the same shape, with a longer call', async () => {
     running = await startAgent({ port: 0, pace: 0 });
     const agent = agentFor(running.url, 'Write a note about our opening hours');
-    await agent.runAgent({}, recorded().subscriber);
+    await agent.runAgent({}, recorder().subscriber);
     const call = (agent.messages.find((m) => m.role === 'assistant') as AssistantMessage).toolCalls?.[0];
     expect(call?.function.name).toBe('write_note');
     expect(JSON.parse(call!.function.arguments).body.length).toBeGreaterThan(500);
@@ -82,7 +69,7 @@ describe('examples/ag-ui/agent.mjs', () => {
     const agent = agentFor(running.url, 'Write a note about Stop');
     await agent.runAgent(
       {},
-      { onToolCallArgsEvent: () => agent.abortRun(), onEvent: recorded().subscriber.onEvent },
+      { onToolCallArgsEvent: () => agent.abortRun(), onEvent: recorder().subscriber.onEvent },
     );
     const [run] = await ended;
     expect(run.outcome).toBe('stopped');

@@ -13,6 +13,7 @@ import {
 import { EventType, type BaseEvent, type Message, type RunAgentInput } from '@ag-ui/core';
 import { EventSchemas } from '@ag-ui/core/schemas';
 import type { Observable } from 'rxjs';
+import { waitFor } from './fixtures/mcp/harness.js';
 
 /**
  * `HttpAgent` with the rejoin AG-UI leaves to implementations: its `connect` (what
@@ -63,14 +64,9 @@ export const argsOf = (events: BaseEvent[], toolCallId: string) =>
     .map((e) => (e as unknown as { delta: string }).delta)
     .join('');
 
-/** Waits until `condition` holds, checking it again on every turn of the event loop. */
-export async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
+/** Waits until `condition` holds (the MCP harness's waitFor, which checks every 20 ms). */
+export const until = (condition: () => boolean, timeoutMs = 10_000): Promise<void> =>
+  waitFor(condition, 'the condition', timeoutMs).then(() => undefined);
 
 /** The number of TOOL_CALL_ARGS events a run has given so far. */
 export const argsCount = (events: BaseEvent[]): number =>
