@@ -16,7 +16,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import type { HistoryStore } from '../history/store.js';
 import type { BudgetStore } from '../budgets/budget-store.js';
 import type { ClientIpOf } from './client-ip.js';
-import { isOriginAllowed } from './origin.js';
+import { answerPreflight, corsFor } from './cors.js';
 import { retryAfterSeconds } from './ip-limits.js';
 import { uploadLimits, type UploadVerdict } from './upload-limits.js';
 import { sweepUnsentImages } from './unsent-sweep.js';
@@ -86,25 +86,11 @@ export async function registerImageRoutes(app: FastifyInstance, options: ImageRo
       );
     });
 
-    // CORS for the pages allowed to open the socket: the same list decides.
-    const corsFor = (request: FastifyRequest, reply: FastifyReply): boolean => {
-      const origin = request.headers.origin;
-      if (!isOriginAllowed(origin, request.headers.host, allowedOrigins)) return false;
-      if (origin !== undefined)
-        void reply.header('access-control-allow-origin', origin).header('vary', 'origin');
-      return true;
-    };
-
-    scope.options(IMAGES_PATH, { onRequest: guarded }, async (request, reply) => {
-      void reply.header('allow', 'POST, OPTIONS');
-      if (corsFor(request, reply)) {
-        void reply.headers({
-          'access-control-allow-methods': 'POST',
-          'access-control-allow-headers': 'authorization, content-type',
-          'access-control-max-age': '7200',
-        });
-      }
-      return reply.code(204).send();
+    answerPreflight(scope, IMAGES_PATH, {
+      method: 'POST',
+      headers: 'authorization, content-type',
+      hooks: guarded,
+      allowedOrigins,
     });
 
     // Who may upload is checked before a byte of the body is read: a request without a
@@ -112,7 +98,7 @@ export async function registerImageRoutes(app: FastifyInstance, options: ImageRo
     // makes the server buffer anything.
     const admitted = new WeakMap<FastifyRequest, { sessionId: string; address: string | undefined }>();
     const admit = async (request: FastifyRequest, reply: FastifyReply) => {
-      if (!corsFor(request, reply))
+      if (!corsFor(request, reply, allowedOrigins))
         return refuse(reply, 403, 'origin', 'this page may not upload to this server');
       const ticket = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
       const checked = ticket ? tickets.check(ticket, now()) : ({ ok: false, code: 'bad_ticket' } as const);

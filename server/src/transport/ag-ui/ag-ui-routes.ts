@@ -20,7 +20,7 @@ import { logErrorWithId } from '../../util/log-error.js';
 import type { Admit } from '../admission.js';
 import type { ConnectionOptions } from '../client-connection.js';
 import type { RouteHooks } from '../http-routes.js';
-import { isOriginAllowed } from '../origin.js';
+import { answerPreflight, corsFor } from '../cors.js';
 import { AgUiRun } from './ag-ui-run.js';
 import { agUiPackages } from './ag-ui-packages.js';
 import { AgUiStream, encoderFor } from './ag-ui-stream.js';
@@ -83,7 +83,8 @@ export function registerAgUiRoutes(app: FastifyInstance, options: AgUiRoutesOpti
       await reply.code(status).headers(headers).type(contentType).send(body);
       return undefined;
     }
-    corsHeaders(request, reply);
+    // Admission refused an Origin not on the list: an allowed one gets its headers.
+    corsFor(request, reply, allowedOrigins, ANONYMOUS_KEY_HEADER);
     const { remoteAddress } = admission;
     const address = remoteAddress === undefined ? undefined : options.addressKeyOf(remoteAddress);
     const identity = await identifyAgUi(request.headers, connection, remoteAddress, request.log);
@@ -270,29 +271,13 @@ export function registerAgUiRoutes(app: FastifyInstance, options: AgUiRoutesOpti
     [AG_UI_REJOIN_PATH, 'GET'],
     [AG_UI_STOP_PATH, 'POST'],
   ] as const) {
-    app.options(path, { onRequest: hooks.guarded }, async (request, reply) => {
-      void reply.header('allow', `${method}, OPTIONS`);
-      if (corsHeaders(request, reply)) {
-        void reply.headers({
-          'access-control-allow-methods': method,
-          'access-control-allow-headers': `authorization, content-type, accept, ${ANONYMOUS_KEY_HEADER}`,
-          'access-control-max-age': '7200',
-        });
-      }
-      return reply.code(204).send();
+    answerPreflight(app, path, {
+      method,
+      headers: `authorization, content-type, accept, ${ANONYMOUS_KEY_HEADER}`,
+      hooks: hooks.guarded,
+      allowedOrigins,
+      expose: ANONYMOUS_KEY_HEADER,
     });
-  }
-
-  /** CORS for the pages allowed to open the socket (admission refused the others). */
-  function corsHeaders(request: FastifyRequest, reply: FastifyReply): boolean {
-    const { origin, host } = request.headers;
-    if (origin === undefined || !isOriginAllowed(origin, host, allowedOrigins)) return false;
-    void reply.headers({
-      'access-control-allow-origin': origin,
-      'access-control-expose-headers': ANONYMOUS_KEY_HEADER,
-      vary: 'origin',
-    });
-    return true;
   }
 }
 
@@ -323,7 +308,6 @@ function framesOfRun(runId: string, run: AgUiRun): (frame: ServerFrame) => void 
   return (frame) => {
     const mine = 'clientMessageId' in frame && frame.clientMessageId === runId;
     if (frame.type === 'user_message' && mine) ours = true;
-    // The question too: the run's view of the turn begins with it (cards' start times).
     if (ours || (frame.type === 'error' && mine)) run.frame(frame);
   };
 }
