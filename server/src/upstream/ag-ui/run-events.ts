@@ -9,7 +9,7 @@
 import { EventType, type AGUIEvent, type ContentPart, type TokenUsage } from '@ag-ui/core';
 import type * as Schemas from '@ag-ui/core/schemas';
 import { usageOf, type AgentStreamEvent, type RunReader, type SseEvent } from '../core/agent-event.js';
-import { AgentRunError, unreadable } from '../core/agent-errors.js';
+import { AgentRunError, parseEventJson, unreadable } from '../core/agent-errors.js';
 
 const AGENT = 'ag-ui';
 
@@ -32,26 +32,26 @@ export class AgUiRunReader implements RunReader {
         this.#started = true;
         break;
       case EventType.TEXT_MESSAGE_START:
-        out.push({ source, type: 'block-start', kind: 'text', id: event.messageId });
+      case EventType.REASONING_MESSAGE_START:
+        out.push({ source, type: 'block-start', kind: kindOf(event.type), id: event.messageId });
         break;
       case EventType.TEXT_MESSAGE_CONTENT:
-        out.push({ source, type: 'block-delta', kind: 'text', id: event.messageId, delta: event.delta });
+      case EventType.REASONING_MESSAGE_CONTENT:
+        out.push({
+          source,
+          type: 'block-delta',
+          kind: kindOf(event.type),
+          id: event.messageId,
+          delta: event.delta,
+        });
         break;
       case EventType.TEXT_MESSAGE_END:
-        out.push({ source, type: 'block-end', kind: 'text', id: event.messageId });
-        break;
-      case EventType.REASONING_MESSAGE_START:
-        out.push({ source, type: 'block-start', kind: 'reasoning', id: event.messageId });
-        break;
-      case EventType.REASONING_MESSAGE_CONTENT:
-        out.push({ source, type: 'block-delta', kind: 'reasoning', id: event.messageId, delta: event.delta });
-        break;
       case EventType.REASONING_MESSAGE_END:
-        out.push({ source, type: 'block-end', kind: 'reasoning', id: event.messageId });
+        out.push({ source, type: 'block-end', kind: kindOf(event.type), id: event.messageId });
         break;
       case EventType.TEXT_MESSAGE_CHUNK:
       case EventType.REASONING_MESSAGE_CHUNK: {
-        const kind = event.type === EventType.TEXT_MESSAGE_CHUNK ? 'text' : 'reasoning';
+        const kind = kindOf(event.type);
         const id = this.#continued(event.type, event.messageId, out, (opened) => [
           { source, type: 'block-start', kind, id: opened },
         ]);
@@ -160,6 +160,9 @@ export class AgUiRunReader implements RunReader {
   }
 }
 
+/** The kind of block a TEXT_MESSAGE_* or REASONING_MESSAGE_* event is about. */
+const kindOf = (type: EventType) => (type.startsWith('TEXT') ? ('text' as const) : ('reasoning' as const));
+
 /**
  * The official schemas, loaded with the first event read: zod and the schemas cost a
  * server that fronts no AG-UI agent nothing (most servers, and every test process).
@@ -167,12 +170,7 @@ export class AgUiRunReader implements RunReader {
 let schemas: Promise<typeof Schemas> | undefined;
 
 async function parseEvent(data: string): Promise<AGUIEvent> {
-  let json: unknown;
-  try {
-    json = JSON.parse(data);
-  } catch {
-    throw unreadable(AGENT, `an event that is not JSON: ${data.slice(0, 200)}`);
-  }
+  const json = parseEventJson(AGENT, data, 'an event');
   const { EventSchemas } = await (schemas ??= import('@ag-ui/core/schemas'));
   const parsed = EventSchemas.safeParse(json);
   if (parsed.success) return parsed.data as AGUIEvent;

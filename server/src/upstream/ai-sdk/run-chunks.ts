@@ -9,7 +9,7 @@
  */
 import type { UIMessageChunk, uiMessageChunkSchema } from 'ai';
 import { usageOf, type AgentStreamEvent, type RunReader, type SseEvent } from '../core/agent-event.js';
-import { unreadable } from '../core/agent-errors.js';
+import { parseEventJson, unreadable } from '../core/agent-errors.js';
 
 const AGENT = 'ai-sdk';
 
@@ -59,13 +59,10 @@ export class AiSdkRunReader implements RunReader {
         break;
       case 'tool-input-error':
         // Input the agent's tool refused: the call ends at once, failed, as one of ours would.
-        out.push(...this.#inputWhole(source, chunk.toolCallId, chunk.toolName, chunk.input), {
-          source,
-          type: 'call-result',
-          callId: chunk.toolCallId,
-          result: chunk.errorText,
-          isError: true,
-        });
+        out.push(
+          ...this.#inputWhole(source, chunk.toolCallId, chunk.toolName, chunk.input),
+          failed(source, chunk.toolCallId, chunk.errorText),
+        );
         break;
       case 'tool-output-available':
         // A preliminary output is a step of a tool still running; its last output is the result.
@@ -79,22 +76,10 @@ export class AiSdkRunReader implements RunReader {
           });
         break;
       case 'tool-output-error':
-        out.push({
-          source,
-          type: 'call-result',
-          callId: chunk.toolCallId,
-          result: chunk.errorText,
-          isError: true,
-        });
+        out.push(failed(source, chunk.toolCallId, chunk.errorText));
         break;
       case 'tool-output-denied':
-        out.push({
-          source,
-          type: 'call-result',
-          callId: chunk.toolCallId,
-          result: 'The call was denied; it did not run.',
-          isError: true,
-        });
+        out.push(failed(source, chunk.toolCallId, 'The call was denied; it did not run.'));
         break;
       case 'start':
       case 'message-metadata':
@@ -133,15 +118,19 @@ export class AiSdkRunReader implements RunReader {
   }
 }
 
+/** A call that ended failed, with what the agent said of it. */
+const failed = (source: string, callId: string, result: string): AgentStreamEvent => ({
+  source,
+  type: 'call-result',
+  callId,
+  result,
+  isError: true,
+});
+
 const kindOf = (type: string) => (type.startsWith('text') ? ('text' as const) : ('reasoning' as const));
 
 async function parseChunk(data: string): Promise<UIMessageChunk> {
-  let json: unknown;
-  try {
-    json = JSON.parse(data);
-  } catch {
-    throw unreadable(AGENT, `a chunk that is not JSON: ${data.slice(0, 200)}`);
-  }
+  const json = parseEventJson(AGENT, data, 'a chunk');
   schema ??= import('ai').then((ai) => ai.uiMessageChunkSchema());
   const checked = await (await schema).validate!(json);
   if (checked.success) return checked.value;

@@ -40,6 +40,15 @@ export class AgentRunError extends ProviderError {
 export const unreadable = (agent: string, what: string): AgentRunError =>
   new AgentRunError('bad_response', `the ${agent} agent sent ${what}`);
 
+/** An event's data as JSON, or the run cannot be read on (`what`: `an event`, `a chunk`). */
+export function parseEventJson(agent: string, data: string, what: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    throw unreadable(agent, `${what} that is not JSON: ${data.slice(0, 200)}`);
+  }
+}
+
 /** The agent itself said the run failed. */
 export const agentFailed = (agent: string, said: string): AgentRunError =>
   new AgentRunError('upstream', `the ${agent} agent reported an error: ${said.slice(0, 500)}`, {
