@@ -7,16 +7,9 @@
  * is what clients were shown.
  */
 import { EventEmitter } from 'node:events';
-import {
-  ErrorCode,
-  latestVersions,
-  type MessageStatus,
-  type ToolApproval,
-  type ToolCall,
-} from '@aalis/protocol';
+import { ErrorCode, latestVersions, type ToolApproval, type ToolCall } from '@aalis/protocol';
 import { logErrorWithId } from '../util/log-error.js';
 import { effectivePolicy, type ApprovalPolicy, type ApprovalRules } from './approval-policy.js';
-import { ProviderError } from '../providers/core/errors.js';
 import type { ChatProvider, ModelMessage, RoundReplay } from '../providers/core/types.js';
 import type { ToolContext, ToolRegistry } from '../tools/define-tool.js';
 import { loadImages } from './load-images.js';
@@ -38,7 +31,6 @@ import {
   type EmitAgentEvent,
   type ToolExecuteEvent,
   type TurnAgent,
-  type TurnError,
   type TurnInput,
   type TurnResult,
   type TurnStatusEvent,
@@ -118,12 +110,6 @@ export class Agent extends EventEmitter<AgentEvents> implements TurnAgent {
     const turn = new TurnRecorder(input.sessionId, now, this.#emit, input.view);
     // Spans (observability/tracing.ts): no-ops unless the host registered an OpenTelemetry SDK.
     turn.trace = new TurnTrace({ messageId: turn.id, provider: provider.name, model });
-    const startedAt = now();
-    const finish = (status: MessageStatus, error?: TurnError): TurnResult =>
-      turn.trace.finish({
-        message: turn.message(startedAt, status, error),
-        ...(error ? { error } : {}),
-      });
     const onStatus = (status: Omit<TurnStatusEvent, 'sessionId'>) =>
       this.#emit('turn:status', { sessionId: input.sessionId, ...status });
 
@@ -137,7 +123,7 @@ export class Agent extends EventEmitter<AgentEvents> implements TurnAgent {
             ? [{ role: 'system' as const, content: this.#options.systemPrompt }]
             : []),
           // The conversation as it stands: the latest version of every exchange.
-          ...toModelMessages([...context, turn.message(startedAt, 'complete')], images),
+          ...toModelMessages([...context, turn.message(turn.startedAt, 'complete')], images),
         ];
         let calls: ToolCall[] = [];
         let replay: RoundReplay | undefined;
@@ -154,24 +140,19 @@ export class Agent extends EventEmitter<AgentEvents> implements TurnAgent {
           turn.stream({ sessionId: input.sessionId, ...forwarded });
         }
         turn.roundEnded(calls, replay);
-        if (!calls.length) return finish('complete');
+        if (!calls.length) return turn.finish('complete');
         await this.#runTools(calls, turn, input);
-        if (input.signal.aborted) return finish('aborted');
+        if (input.signal.aborted) return turn.finish('aborted');
         if (round === maxRounds) {
-          return finish('error', {
+          return turn.finish('error', {
             code: ErrorCode.MaxRounds,
             message: `the model was still calling tools after ${maxRounds} rounds; the turn was stopped`,
           });
         }
       }
-      return finish('complete');
+      return turn.finish('complete');
     } catch (error) {
-      if (input.signal.aborted || (error instanceof ProviderError && error.kind === 'aborted'))
-        return finish('aborted');
-      turn.trace.fail(error);
-      if (error instanceof ProviderError) return finish('error', publicProviderError(error, this.#report));
-      const errorId = this.#report(error, 'the turn failed');
-      return finish('error', { code: ErrorCode.Internal, message: 'internal error', errorId });
+      return turn.failed(error, input.signal, (e) => publicProviderError(e, this.#report), this.#report);
     } finally {
       turn.trace.end();
     }

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  ErrorCode,
   reduce,
   type ChatView,
   type MessageStatus,
@@ -13,10 +14,12 @@ import {
   type ToolCall,
   type TurnView,
 } from '@aalis/protocol';
+import { ProviderError } from '../providers/core/errors.js';
 import type { RoundReplay } from '../providers/core/types.js';
+import type { ErrorReporter } from './public-errors.js';
 import type { RoundRecord, StoredMessage } from './stored-message.js';
 import type { TurnTrace } from './tracing.js';
-import type { EmitAgentEvent, ToolExecuteEvent, TurnError } from './turn-agent.js';
+import type { EmitAgentEvent, ToolExecuteEvent, TurnError, TurnResult } from './turn-agent.js';
 
 export class TurnRecorder {
   /** The view this recorder folds its events into when the caller keeps none. */
@@ -38,6 +41,8 @@ export class TurnRecorder {
   readonly id = `msg_${randomUUID()}`;
   /** The turn's spans, set by runTurn before anything is emitted. */
   trace!: TurnTrace;
+  /** When the turn began: its answer's `createdAt`. */
+  readonly startedAt: number;
 
   constructor(
     sessionId: string,
@@ -46,6 +51,33 @@ export class TurnRecorder {
     private readonly view?: () => TurnView | null,
   ) {
     if (!view) this.#own = { sessionId, messages: [], turn: this.#seen };
+    this.startedAt = now();
+  }
+
+  /** The turn's result: its answer as it stands, with how it ended; its span ends with it. */
+  finish(status: MessageStatus, error?: TurnError): TurnResult {
+    return this.trace.finish({
+      message: this.message(this.startedAt, status, error),
+      ...(error ? { error } : {}),
+    });
+  }
+
+  /**
+   * The turn's result once it threw: stopped (`aborted`, no error), a provider's or an
+   * agent's failure in the words `told` gives a visitor, or a bug under an error id.
+   */
+  failed(
+    error: unknown,
+    signal: AbortSignal,
+    told: (error: ProviderError) => TurnError,
+    report: ErrorReporter,
+  ): TurnResult {
+    if (signal.aborted || (error instanceof ProviderError && error.kind === 'aborted'))
+      return this.finish('aborted');
+    this.trace.fail(error);
+    if (error instanceof ProviderError) return this.finish('error', told(error));
+    const errorId = report(error, 'the turn failed');
+    return this.finish('error', { code: ErrorCode.Internal, message: 'internal error', errorId });
   }
 
   /** The turn so far: every event emitted, folded by the reducer once. */

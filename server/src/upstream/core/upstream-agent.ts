@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { ErrorCode, latestVersions, type MessageStatus } from '@aalis/protocol';
+import { latestVersions } from '@aalis/protocol';
 import { logErrorWithId } from '../../util/log-error.js';
 import { DEFAULT_MAX_TOOL_RESULT_CHARS } from '../../agent/limits.js';
 import { loadImages } from '../../agent/load-images.js';
@@ -20,11 +20,9 @@ import {
   type AgentLogger,
   type EmitAgentEvent,
   type TurnAgent,
-  type TurnError,
   type TurnInput,
   type TurnResult,
 } from '../../agent/turn-agent.js';
-import { ProviderError } from '../../providers/core/errors.js';
 import { publicAgentError, runCutOff } from './agent-errors.js';
 import { EventTranslator } from './event-translator.js';
 import type { UpstreamProtocol } from './protocol.js';
@@ -72,9 +70,6 @@ export class UpstreamAgent extends EventEmitter<AgentEvents> implements TurnAgen
     const { protocol, url, headers = {}, limits, maxToolResultChars, now = Date.now } = this.#options;
     const turn = new TurnRecorder(input.sessionId, now, this.#emit, input.view);
     turn.trace = new TurnTrace({ messageId: turn.id, provider: protocol.name, model: new URL(url).host });
-    const startedAt = now();
-    const finish = (status: MessageStatus, error?: TurnError): TurnResult =>
-      turn.trace.finish({ message: turn.message(startedAt, status, error), ...(error ? { error } : {}) });
     const translator = new EventTranslator(
       protocol.name,
       input.sessionId,
@@ -107,15 +102,10 @@ export class UpstreamAgent extends EventEmitter<AgentEvents> implements TurnAgen
         },
       );
       if (!translator.finished) throw runCutOff(protocol.name);
-      return finish('complete');
+      return turn.finish('complete');
     } catch (error) {
       translator.abandon();
-      if (input.signal.aborted || (error instanceof ProviderError && error.kind === 'aborted'))
-        return finish('aborted');
-      turn.trace.fail(error);
-      if (error instanceof ProviderError) return finish('error', publicAgentError(error, this.#report));
-      const errorId = this.#report(error, 'the turn failed');
-      return finish('error', { code: ErrorCode.Internal, message: 'internal error', errorId });
+      return turn.failed(error, input.signal, (e) => publicAgentError(e, this.#report), this.#report);
     } finally {
       turn.trace.end();
     }
