@@ -7,7 +7,7 @@ import { renderChallenge } from './components/challenge/challenge.js';
 import { renderComposer } from './components/composer/composer.js';
 import { renderConversations, renderToolbar } from './components/conversations/conversations.js';
 import { renderElicitations } from './components/elicitation/elicitations.js';
-import type { ElicitationContent } from './components/elicitation/elicitation-requests.js';
+import type { ElicitationContent, ElicitationHost } from './components/elicitation/elicitation-requests.js';
 import { parseStarters, type Starter } from './components/greeting/greeting.js';
 import { keepTabInside } from './components/launcher/focus-trap.js';
 import { renderLauncher } from './components/launcher/launcher.js';
@@ -247,17 +247,22 @@ export class AalisChat extends LitElement {
     (frame) => this.#connection.send(frame),
     () => this.#connection.serverBase,
   );
+  /**
+   * What the requests' cards answer through. An answer from a card's button moves the focus
+   * to the composer, as a decision does: the button is disabled, then goes with its card.
+   */
+  readonly #asked: ElicitationHost = { chat: this, answered: () => this.#toComposer() };
   readonly #transcript = new Transcript(this, {
     conversation: this.#conversation,
     actions: this.#actions,
     composer: this.#composer,
     imageUrl: (id) => new URL(`images/${encodeURIComponent(id)}`, this.#connection.serverBase).href,
     appIn: (part) => this.#apps.render(part),
-    elicitationsIn: (part) => renderElicitations(part.callId, this.#conversation, this),
+    elicitationsIn: (part) => renderElicitations(part.callId, this.#conversation, this.#asked),
     // The clicked button is about to be disabled, which drops the focus: it goes to the
     // composer, never to another card's Approve, where a second Enter would approve it.
     decide: (callId, decision, remember) => {
-      if (this.decide(callId, decision, remember)) this.renderRoot.querySelector('textarea')?.focus();
+      if (this.decide(callId, decision, remember)) this.#toComposer();
     },
     focus: () => this.#focusAfterUpdate(),
   });
@@ -364,6 +369,11 @@ export class AalisChat extends LitElement {
   protected override updated(): void {
     // For the styles: the launcher's panel is open (full screen on a phone hides the button).
     this.toggleAttribute('opened', this.mode === 'launcher' && this.#launcher.isOpen);
+  }
+
+  /** Moves the focus to the text box now: the focused control was just disabled. */
+  #toComposer(): void {
+    this.renderRoot.querySelector('textarea')?.focus();
   }
 
   /** Moves the focus to `selector` (the text box by default) once rendered: the focused control is about to go. */

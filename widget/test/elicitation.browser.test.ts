@@ -151,6 +151,8 @@ describe('elicitation forms', () => {
     const block = shadow.querySelector<HTMLDetailsElement>('.tool-call-block[data-call-id="c1"]')!;
     expect(block.contains(host), "in the call's card").to.equal(true);
     expect(block.open, 'open without a click').to.equal(true);
+    // Waiting on the visitor: a screen reader must let them reach the form.
+    expect(shadow.querySelector('.bubble.streaming')!.getAttribute('aria-busy')).to.equal('false');
     expect(host.getAttribute('part')).to.equal('elicitation');
     const card = root.querySelector('.card')!;
     expect(card.getAttribute('role')).to.equal('group');
@@ -295,12 +297,15 @@ describe('elicitation forms', () => {
     expect(el.shadowRoot!.querySelector('.tool-call-block[data-call-id="c1"]')).to.exist;
   });
 
-  it('Decline sends decline, and the form goes when it is settled', async () => {
+  it('Decline sends decline, the focus goes to the composer, and the form goes when it is settled', async () => {
     const { root, socket, frames, shadow } = await mountAsked();
+    button(root, 'elicitation-decline')!.focus();
     button(root, 'elicitation-decline')!.click();
     expect(answers(socket.sent)).to.deep.equal([
       { type: 'elicitation_answer', elicitationId: 'e1', action: 'decline' },
     ]);
+    // Its button is disabled, then goes with the form: the focus must not fall to the page.
+    expect(shadow.activeElement).to.equal(shadow.querySelector('textarea'));
     await frames(settled('decline'));
     expect(shadow.querySelector('aalis-elicitation')).to.equal(null);
   });

@@ -5,6 +5,7 @@
  * folder, whose `mcp-apps` page stands in for the chat server's route.
  */
 import { expect } from '@open-wc/testing';
+import { registerLocale } from '../src/index.js';
 import { SESSION, mount, readyFrame, toolExecute, toolStart, until, userMessage } from './harness.js';
 
 const SERVER = new URL('/widget/test/fixtures/', location.href).href;
@@ -134,6 +135,15 @@ describe('MCP Apps in tool cards', () => {
     // Visible without a click, as wide as the card's content.
     expect(frameHeight(frame)).to.be.greaterThan(0);
     expect(frame.getBoundingClientRect().width).to.be.closeTo(app.getBoundingClientRect().width, 1);
+  });
+
+  it("names its frame in the chat's language, or in a host's own words (`registerLocale`)", async () => {
+    registerLocale('fr-CA', { apps: { frameTitle: (name, server) => `Appli ${name} de ${server}` } });
+    const zh = await runningApp({ locale: 'zh-CN' });
+    expect(zh.frame.title).to.equal('weather 的 show_weather 应用');
+    zh.el.remove();
+    const fr = await runningApp({ locale: 'fr-CA' });
+    expect(fr.frame.title).to.equal('Appli show_weather de weather');
   });
 
   it('its parts can be styled from the page', async () => {
@@ -306,7 +316,6 @@ describe('MCP Apps in tool cards', () => {
         expect(tried.localStorage).to.match(/^blocked: SecurityError/);
         expect(tried.windowOpen, 'the sandbox blocks popups').to.equal('allowed: no window');
         expect(tried.topNavigation).to.match(/^blocked: SecurityError/);
-        expect(opened).to.deep.equal([]);
       } finally {
         document.cookie = 'aalis-test-secret=; path=/; max-age=0';
       }

@@ -149,6 +149,7 @@ export class Conversation implements ReactiveController {
   leave(): void {
     this.errors = [];
     this.#seenApprovals.clear();
+    this.elicitations.leave();
     this.#host.requestUpdate();
   }
 
@@ -277,8 +278,11 @@ export class Conversation implements ReactiveController {
         break;
     }
     this.#trackApprovals();
-    const asked = this.elicitations.track(this.view.turn, strings);
-    if (asked) this.announcement = asked;
+    // The reducer keeps the map while no request comes or goes: nothing new to track.
+    if (before.turn?.elicitations !== this.view.turn?.elicitations) {
+      const asked = this.elicitations.track(this.view.turn, strings);
+      if (asked) this.announcement = asked;
+    }
     // What changed beside the view renders with it. Not after a frame that only moves a
     // card's count (it changes nothing else): that would wake the render it waits for.
     if (!countOnly) this.#host.requestUpdate();

@@ -41,10 +41,13 @@ export interface TranscriptParts {
   decide: Decide;
   /** Moves the focus to the text box once rendered. */
   focus(): void;
-  /** What an MCP server asks the visitor during the call (forms, pages to visit), in its card. */
-  elicitationsIn?(part: ToolCallPart): unknown;
-  /** The call's MCP App, in its card. */
-  appIn?(part: ToolCallPart): unknown;
+  /**
+   * What an MCP server asks the visitor during the call (forms, pages to visit), in its
+   * card; `nothing` for none.
+   */
+  elicitationsIn(part: ToolCallPart): unknown;
+  /** The call's MCP App, in its card; `nothing` for none. */
+  appIn(part: ToolCallPart): unknown;
 }
 
 export class Transcript implements ReactiveController {
@@ -198,6 +201,17 @@ export class Transcript implements ReactiveController {
     },
   };
 
+  /**
+   * What shows in a tool's card beside the call: `nothing` when neither its forms nor its
+   * app render anything, so the card opens only for something to see. One closure for
+   * every render.
+   */
+  readonly #toolExtras = (part: ToolCallPart): unknown => {
+    const forms = this.#parts.elicitationsIn(part);
+    const app = this.#parts.appIn(part);
+    return forms === nothing && app === nothing ? nothing : [forms, app];
+  };
+
   #context(streaming: boolean, reasoningMs: ReadonlyMap<number, number> | undefined): PartContext {
     const { strings, theme } = this.#host;
     const { conversation } = this.#parts;
@@ -208,10 +222,7 @@ export class Transcript implements ReactiveController {
       markdown: this.#markdownIn(strings),
       streaming,
       reasoningMs,
-      toolExtras: (part) => [
-        this.#parts.elicitationsIn?.(part) ?? nothing,
-        this.#parts.appIn?.(part) ?? nothing,
-      ],
+      toolExtras: this.#toolExtras,
       ...(streaming ? { caches: conversation.caches } : {}),
     };
   }

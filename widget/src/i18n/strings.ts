@@ -2,6 +2,7 @@
  * Every string the widget shows or announces, screen-reader text included, in the
  * languages it ships. A host adds or overrides a language with `registerLocale`.
  */
+import type { AppWords } from './app-words.js';
 import type { ElicitationWords } from './elicitation-words.js';
 
 export interface Strings {
@@ -154,11 +155,11 @@ export interface Strings {
    */
   challengeAsk: string;
   challengeUnavailable: string;
-  /** An MCP App in a tool's card: its frame's name for screen readers ("get_weather app from weather"). */
-  appFrameTitle: (name: string, server: string) => string;
-  /** An app asks to open a link: the question (with the link's host), then its button; Cancel is `cancel`. */
-  appOpenLink: (host: string) => string;
-  appOpenLinkButton: string;
+  /**
+   * An MCP App's words (its frame's name, the question before a link it asks to open): a
+   * locale's language picks English or Chinese, and these override them.
+   */
+  apps?: Partial<AppWords>;
 }
 
 /** Minutes as hours and minutes: "23 min", "5 h 12 min", "2 h". */
@@ -295,9 +296,6 @@ const en: Strings = {
     "the chat server does not allow this page's address (ask its owner to add it to AALIS_ALLOWED_ORIGINS).",
   challengeAsk: 'A quick check first: your message is sent as soon as it passes.',
   challengeUnavailable: 'The check could not be loaded: send again to retry.',
-  appFrameTitle: (name, server) => `${name} app from ${server}`,
-  appOpenLink: (host) => `Open ${host}?`,
-  appOpenLinkButton: 'Open',
 };
 
 const zhCN: Strings = {
@@ -429,9 +427,6 @@ const zhCN: Strings = {
   originRefused: '聊天服务器不允许此页面的地址（请其管理员将它加入 AALIS_ALLOWED_ORIGINS）。',
   challengeAsk: '请先完成快速验证：通过后消息会自动发送。',
   challengeUnavailable: '验证无法加载：请重新发送以重试。',
-  appFrameTitle: (name, server) => `${server} 的 ${name} 应用`,
-  appOpenLink: (host) => `打开 ${host}？`,
-  appOpenLinkButton: '打开',
 };
 
 const locales = new Map<string, Strings>([

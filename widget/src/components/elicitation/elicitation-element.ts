@@ -10,12 +10,12 @@
  * chat's Lit (lit-kit.ts): it imports nothing at run time.
  */
 import type { PropertyDeclarations, PropertyValues, TemplateResult } from 'lit';
-import type { Elicitation, ErrorFrame } from '@aalis/protocol/client';
+import type { Elicitation, ElicitationAction, ErrorFrame } from '@aalis/protocol/client';
 import type { Strings } from '../../i18n/strings.js';
-import type { Answered, ElicitationHost } from './elicitation-requests.js';
+import type { Answered, ElicitationContent, ElicitationHost } from './elicitation-requests.js';
 import { elicitationStyles } from './elicitation.styles.js';
 import { wordsFor, type ElicitationWords } from './elicitation-words.js';
-import { checkField, checkForm, type Raw } from './form-check.js';
+import { checkField, checkForm, parseUrl, type Raw } from './form-check.js';
 import { controlId, renderFields } from './form-fields.js';
 import { fieldsOf, type Field } from './form-schema.js';
 import type { LitKit } from './lit-kit.js';
@@ -24,12 +24,8 @@ const MINUTE = 60_000;
 
 /** The page of a `url` request, when it is one the widget opens: http or https only. */
 function webPage(url: string | undefined): URL | undefined {
-  try {
-    const page = new URL(url ?? '');
-    return page.protocol === 'https:' || page.protocol === 'http:' ? page : undefined;
-  } catch {
-    return undefined;
-  }
+  const page = parseUrl(url ?? '');
+  return page?.protocol === 'https:' || page?.protocol === 'http:' ? page : undefined;
 }
 
 /** Defines the element, once. */
@@ -43,7 +39,7 @@ function elementOf(kit: LitKit) {
   return class AalisElicitation extends LitElement {
     static override properties: PropertyDeclarations = {
       elicitation: { attribute: false },
-      chat: { attribute: false },
+      host: { attribute: false },
       strings: { attribute: false },
       answered: { attribute: false },
       offset: { attribute: false },
@@ -51,9 +47,9 @@ function elementOf(kit: LitKit) {
     static override styles = [kit.styles, elicitationStyles(kit.css)];
 
     declare elicitation: Elicitation;
-    /** The chat it shows in: its language, and where answers go. */
-    declare chat: ElicitationHost;
-    /** The chat's words (set apart from `chat`: a new language renders again). */
+    /** The chat it shows in (its language, and where answers go), and what follows an answer. */
+    declare host: ElicitationHost;
+    /** The chat's words (set apart from `host`: a new language renders again). */
     declare strings: Strings;
     /** This tab's answer, until it settles: sent, or refused (elicitation-requests.ts). */
     declare answered: Answered | undefined;
@@ -83,7 +79,7 @@ function elementOf(kit: LitKit) {
     }
 
     get #words(): ElicitationWords {
-      return wordsFor(this.chat.locale || navigator.language, this.strings.elicitation);
+      return wordsFor(this.host.chat.locale || navigator.language, this.strings.elicitation);
     }
 
     /**
@@ -205,7 +201,7 @@ function elementOf(kit: LitKit) {
       this.#problems = problems;
       this.#focusProblem = problems.size > 0;
       this.requestUpdate();
-      if (!problems.size) this.chat.answerElicitation(this.elicitation.elicitationId, 'accept', content);
+      if (!problems.size) this.#answer('accept', content);
     };
 
     /** A field said to be wrong is checked again as the visitor changes it: its message goes once fixed. */
@@ -222,8 +218,15 @@ function elementOf(kit: LitKit) {
     };
 
     readonly #decline = (): void => {
-      this.chat.answerElicitation(this.elicitation.elicitationId, 'decline');
+      this.#answer('decline');
     };
+
+    /** Sends this card's answer; once it went, the chat moves the focus (`answered`). */
+    #answer(action: ElicitationAction, content?: ElicitationContent): boolean {
+      const sent = this.host.chat.answerElicitation(this.elicitation.elicitationId, action, content);
+      if (sent) this.host.answered();
+      return sent;
+    }
 
     /**
      * The page opens on this click only, never by itself, in a window that cannot reach
@@ -231,10 +234,9 @@ function elementOf(kit: LitKit) {
      * first: a page whose answer could not be sent stays closed.
      */
     readonly #open = (): void => {
-      const { elicitationId, url, opened } = this.elicitation;
+      const { url, opened } = this.elicitation;
       if (!webPage(url)) return;
-      if (opened || this.chat.answerElicitation(elicitationId, 'accept'))
-        window.open(url, '_blank', 'noopener,noreferrer');
+      if (opened || this.#answer('accept')) window.open(url, '_blank', 'noopener,noreferrer');
     };
 
     /** A field's value as the browser holds it, by its id (form-fields.ts). */

@@ -29,11 +29,21 @@ export type AalisElicitationEvent = CustomEvent<
 >;
 
 /** The chat the requests show in, and are answered through (`<aalis-chat>`). */
-export interface ElicitationHost {
+export interface ElicitationChat {
   readonly strings: Strings;
   readonly locale: string;
   readonly theme: string;
   answerElicitation(elicitationId: string, action: ElicitationAction, content?: ElicitationContent): boolean;
+}
+
+/** What a request's card answers through. */
+export interface ElicitationHost {
+  readonly chat: ElicitationChat;
+  /**
+   * An answer from the card went: its pressed button is disabled, then goes with the
+   * card, and the focus with it. The chat moves it to the composer, as after a decision.
+   */
+  answered(): void;
 }
 
 declare global {
@@ -83,6 +93,11 @@ export class ElicitationRequests {
     return true;
   }
 
+  /** Another conversation is asked for: its requests are announced and evented as they show. */
+  leave(): void {
+    this.#seen.clear();
+  }
+
   /** An `error` about an answer (it names its elicitation): said at the form. */
   refused(frame: ErrorFrame): boolean {
     const id = frame.elicitationId;
@@ -91,8 +106,9 @@ export class ElicitationRequests {
   }
 
   /**
-   * After every frame: forgets the answers of requests that are gone (settled; or, after a
-   * reconnect, never received), and events new requests; returns what to announce of them.
+   * After a frame that changed the requests: forgets the answers of requests that are gone
+   * (settled; or, after a reconnect, never received), and events new requests; returns
+   * what to announce of them.
    */
   track(turn: TurnView | null, strings: Strings): string {
     const open = turn?.elicitations;

@@ -18,6 +18,7 @@ export interface ElicitationSource {
   readonly elicitations: Pick<ElicitationRequests, 'answered'>;
 }
 
+/** The element's part, loading or loaded: once a page. */
 let loading: Promise<void> | undefined;
 
 /** The requests of the running turn's call `callId`, in the order they came; `nothing` for none. */
@@ -26,12 +27,16 @@ export function renderElicitations(
   source: ElicitationSource,
   host: ElicitationHost,
 ): unknown {
-  const asked = [...(source.view.turn?.elicitations.values() ?? [])].filter((e) => e.callId === callId);
+  const open = source.view.turn?.elicitations;
+  // Most turns ask nothing: no list made for each call on each frame.
+  if (!open?.size) return nothing;
+  const asked = [...open.values()].filter((e) => e.callId === callId);
   if (!asked.length) return nothing;
-  // Loaded and defined once; a failed load (offline) is tried again on the next render.
+  // Handed the chat's Lit (lit-kit.ts). Not loaded (offline, not served): a render some
+  // seconds later tries again, as app-slot.ts does, not every render of a streaming answer.
   loading ??= import('./elicitation-element.js').then(
     (part) => part.defineElicitation({ LitElement, html, css, nothing, styles: [themeTokens, targetSizes] }),
-    () => void (loading = undefined),
+    () => void setTimeout(() => (loading = undefined), 10_000),
   );
   const { answered } = source.elicitations;
   return repeat(
@@ -41,10 +46,10 @@ export function renderElicitations(
       html`<aalis-elicitation
         part="elicitation"
         exportparts="elicitation-form, elicitation-submit, elicitation-decline, elicitation-open"
-        theme=${host.theme}
+        theme=${host.chat.theme}
         .elicitation=${e}
-        .chat=${host}
-        .strings=${host.strings}
+        .host=${host}
+        .strings=${host.chat.strings}
         .answered=${answered.get(e.elicitationId)}
         .offset=${source.offset}
       ></aalis-elicitation>`,

@@ -71,7 +71,7 @@ function checkText(field: TextField, text: string, words: ElicitationWords): Che
     case 'email':
       return EMAIL.test(text) ? { value: text } : { problem: words.email };
     case 'url':
-      return SCHEME.test(text) && parses(text) ? { value: text } : { problem: words.url };
+      return SCHEME.test(text) && parseUrl(text) ? { value: text } : { problem: words.url };
     case 'date':
       return isDate(text) ? { value: text } : { problem: words.date };
     case 'datetime-local': {
@@ -95,13 +95,15 @@ function checkMulti(field: MultiField, chosen: string[], words: ElicitationWords
   return { value: chosen };
 }
 
-/** Whether `text` is an absolute URL (`URL.canParse` is newer than the browsers the widget supports). */
-function parses(text: string): boolean {
+/**
+ * `text` as an absolute URL, or undefined: `URL.parse` and `URL.canParse` are newer than the
+ * browsers the widget supports. Also reads a `url` request's page (elicitation-element.ts).
+ */
+export function parseUrl(text: string): URL | undefined {
   try {
-    new URL(text);
-    return true;
+    return new URL(text);
   } catch {
-    return false;
+    return undefined;
   }
 }
 

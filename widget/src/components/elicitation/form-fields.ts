@@ -58,15 +58,22 @@ function renderField(kit: LitKit, field: Field, index: number, view: FieldsView)
         ${renderSelect(kit, field, id, view.words, describedBy, invalid)} ${notes}
       </div>`;
     case 'number':
+    case 'text': {
+      // One box for both kinds: the limits of the other kind are left off (`nothing`).
+      const number = field.kind === 'number' ? field : undefined;
+      const text = field.kind === 'text' ? field : undefined;
+      const integer = number?.integer;
       return html`<div class="field">
         <label for=${id}>${field.label}${mark}</label>
         <input
-          type="number"
+          type=${text?.input ?? 'number'}
           id=${id}
-          inputmode=${field.integer ? 'numeric' : 'decimal'}
-          step=${field.integer ? '1' : 'any'}
-          min=${field.minimum ?? nothing}
-          max=${field.maximum ?? nothing}
+          inputmode=${number ? (integer ? 'numeric' : 'decimal') : nothing}
+          step=${number ? (integer ? '1' : 'any') : nothing}
+          min=${number?.minimum ?? nothing}
+          max=${number?.maximum ?? nothing}
+          minlength=${text?.minLength ?? nothing}
+          maxlength=${text?.maxLength ?? nothing}
           value=${field.initial ?? nothing}
           ?required=${field.required}
           aria-invalid=${invalid}
@@ -74,21 +81,7 @@ function renderField(kit: LitKit, field: Field, index: number, view: FieldsView)
         />
         ${notes}
       </div>`;
-    case 'text':
-      return html`<div class="field">
-        <label for=${id}>${field.label}${mark}</label>
-        <input
-          type=${field.input}
-          id=${id}
-          minlength=${field.minLength ?? nothing}
-          maxlength=${field.maxLength ?? nothing}
-          value=${field.initial ?? nothing}
-          ?required=${field.required}
-          aria-invalid=${invalid}
-          aria-describedby=${describedBy}
-        />
-        ${notes}
-      </div>`;
+    }
   }
 }
 

@@ -34,9 +34,10 @@ export class McpApps implements AppServices {
     if (!part.app) return nothing;
     // A relative import resolves against this module's own address: the part is fetched
     // from beside the script. Not loaded (offline, not served): a render some seconds
-    // later tries again, not every render of a streaming answer.
+    // later tries again, not every render of a streaming answer. (A shared helper for
+    // this and elicitations.ts cost the script-tag file 16 B gzipped: not worth it.)
     loading ??= import('./mcp-app-element.js').then(
-      ({ define }) => define(),
+      (part) => part.define(),
       () => void setTimeout(() => (loading = undefined), 10_000),
     );
     return html`<aalis-mcp-app

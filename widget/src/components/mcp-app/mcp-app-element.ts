@@ -13,8 +13,10 @@
  * `aalis-chat.js?v=2` would load the whole widget a second time.
  */
 import type { ToolCallPart } from '@aalis/protocol/client';
+import type { AppWords } from '../../i18n/app-words.js';
 import type { AppServices } from './app-host.js';
 import { connectBridge, hostContext, toolCallsOf, type HostBridge } from './app-bridge-host.js';
+import { appWordsFor } from './app-words.js';
 import { mcpAppStyles } from './mcp-app.styles.js';
 import { toolArguments, toolResult } from './tool-result.js';
 
@@ -24,7 +26,11 @@ interface LinkQuestion {
   answer(opened: boolean): void;
 }
 
-const darkScheme = () => matchMedia('(prefers-color-scheme: dark)');
+/**
+ * One list for the page: a listener comes off only the MediaQueryList it went on, and each
+ * `matchMedia()` call makes a new one. This file loads only in a browser, with an app.
+ */
+const darkScheme = matchMedia('(prefers-color-scheme: dark)');
 
 export class AalisMcpApp extends HTMLElement {
   #call: ToolCallPart | undefined;
@@ -96,7 +102,7 @@ export class AalisMcpApp extends HTMLElement {
     frame.setAttribute('referrerpolicy', 'no-referrer');
     frame.setAttribute('part', 'mcp-app-frame');
     frame.setAttribute('loading', 'lazy');
-    frame.title = apps.host.strings.appFrameTitle(part.name, serverName);
+    frame.title = wordsOf(apps).frameTitle(part.name, serverName);
     root.prepend(frame);
     this.#frame = frame;
     this.#initialized = false;
@@ -110,11 +116,11 @@ export class AalisMcpApp extends HTMLElement {
     // The source is set once the bridge listens: nothing the app says is missed.
     const query = `mcp-apps?server=${encodeURIComponent(serverName)}&uri=${encodeURIComponent(resourceUri)}`;
     frame.src = new URL(query, apps.serverBase()).href;
-    darkScheme().addEventListener('change', this.#schemeChanged);
+    darkScheme.addEventListener('change', this.#schemeChanged);
   }
 
   #stop(): void {
-    darkScheme().removeEventListener('change', this.#schemeChanged);
+    darkScheme.removeEventListener('change', this.#schemeChanged);
     this.#link?.answer(false);
     void this.#bridge?.close();
     this.#bridge = undefined;
@@ -187,23 +193,24 @@ export class AalisMcpApp extends HTMLElement {
       return Promise.resolve(false);
     }
     const root = this.shadowRoot;
-    const strings = this.#apps?.host.strings;
-    if (!root || !strings || (target.protocol !== 'https:' && target.protocol !== 'http:'))
+    const apps = this.#apps;
+    if (!root || !apps || (target.protocol !== 'https:' && target.protocol !== 'http:'))
       return Promise.resolve(false);
+    const words = wordsOf(apps);
     this.#link?.answer(false);
     return new Promise((resolve) => {
       const row = document.createElement('div');
       row.className = 'link-confirm';
       row.setAttribute('part', 'mcp-app-link-confirm');
       row.setAttribute('role', 'group');
-      const ask = paragraph('link-ask', strings.appOpenLink(target.host));
+      const ask = paragraph('link-ask', words.openLink(target.host));
       const address = paragraph('link-url', target.href);
       row.setAttribute('aria-label', ask.textContent!);
-      const open = button('open', strings.appOpenLinkButton, () => {
+      const open = button('open', words.openLinkButton, () => {
         window.open(target.href, '_blank', 'noopener,noreferrer');
         question.answer(true);
       });
-      const cancel = button('cancel', strings.cancel, () => question.answer(false));
+      const cancel = button('cancel', apps.host.strings.cancel, () => question.answer(false));
       row.append(ask, address, open, cancel);
       root.append(row);
       const question: LinkQuestion = {
@@ -218,6 +225,9 @@ export class AalisMcpApp extends HTMLElement {
     });
   }
 }
+
+/** The app's words in the chat's language, read when they show: the language may change. */
+const wordsOf = (apps: AppServices): AppWords => appWordsFor(apps.locale, apps.host.strings.apps);
 
 function paragraph(className: string, text: string): HTMLParagraphElement {
   const p = document.createElement('p');

@@ -83,17 +83,19 @@ export function renderTurn(
     : nothing;
   if (!turn.parts.length) {
     // Before the assistant's first words: the tool cards sit in the typing indicator's bubble.
+    // An MCP server's request shows in the card of its call, a part: none comes before one.
     return html`<div class="bubble assistant typing-bubble" part="bubble typing">
       <span class="sr-only">${context.strings.typing}</span>
       ${turn.toolCallsProgress.size || turn.approvals.size ? [cards, approvals] : html`<span class="typing" aria-hidden="true"><span></span><span></span><span></span></span>`}
       ${status}
     </div>`;
   }
-  // Not busy while it waits for the user: a screen reader must let them reach the cards.
+  // Not busy while it waits for the user (an approval, an MCP server's form or page in a
+  // tool's card): a screen reader must let them reach the cards.
   return html`<div
     class="bubble assistant streaming"
     part="bubble bubble-assistant"
-    aria-busy=${turn.approvals.size ? 'false' : 'true'}
+    aria-busy=${turn.approvals.size || turn.elicitations.size ? 'false' : 'true'}
   >
     ${renderParts(turn.parts, context)} ${cards} ${approvals} ${status}
   </div>`;

@@ -23,7 +23,8 @@ export interface ToolCardContext {
 
 /**
  * `extras` (a form an MCP server asks the visitor to fill, the tool's MCP App) show right
- * under the summary, and open the block when they come: the visitor must not have to find them.
+ * under the summary, and open the block when they come: the visitor must not have to find
+ * them. `nothing` when there are none (controllers/transcript.ts), which leaves it closed.
  */
 export function renderToolCall(
   part: ToolCallPart,
@@ -57,7 +58,7 @@ export function renderToolCall(
     data-status=${status}
     data-declined=${declined ?? nothing}
     data-call-id=${part.callId}
-    ?open=${hasContent(extras)}
+    ?open=${extras !== nothing}
   >
     <summary>
       <span class="tool-icon" aria-hidden="true">${toolIcon}</span>
@@ -85,10 +86,6 @@ export function renderToolCall(
     }
   </details>`;
 }
-
-/** Whether a template value renders anything (`nothing`, or a list of only `nothing`, does not). */
-const hasContent = (value: unknown): boolean =>
-  Array.isArray(value) ? value.some(hasContent) : value !== nothing && value !== undefined && value !== null;
 
 /** Image types shown inline; never SVG, which can carry script. */
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
