@@ -1,30 +1,26 @@
 /**
  * MCP Apps in tool cards (issue 34): the app's frame, sandboxed, and the host side of the
- * ext-apps bridge, spoken with real test apps in real frames (fixtures/mcp-apps/: an echo
- * app the test drives, and a hostile one). The test's server address is the fixtures'
- * folder, whose `mcp-apps` page stands in for the chat server's route.
+ * ext-apps bridge, spoken with real test apps in real frames (mcp-app-harness.ts).
  */
 import { expect } from '@open-wc/testing';
 import { registerLocale } from '../src/index.js';
-import { SESSION, mount, readyFrame, toolExecute, toolStart, until, userMessage } from './harness.js';
-
-const SERVER = new URL('/widget/test/fixtures/', location.href).href;
-const ECHO = { serverName: 'weather', resourceUri: 'ui://fixtures/echo' };
-const HOSTILE = { serverName: 'weather', resourceUri: 'ui://fixtures/hostile' };
-/** A first app loads the element's file (the SDK and zod, module by module from the test server). */
-const FIRST_LOAD_MS = 8_000;
-
-interface Report {
-  source: MessageEventSource | null;
-  kind: string;
-  data: Record<string, unknown>;
-}
-/** What the apps told the test, as it came. */
-const reports: Report[] = [];
-window.addEventListener('message', (event: MessageEvent) => {
-  const data = event.data as { fixture?: string; data?: Record<string, unknown> } | null;
-  if (data?.fixture) reports.push({ source: event.source, kind: data.fixture, data: data.data ?? {} });
-});
+import { SESSION, mount, readyFrame, toolExecute, until } from './harness.js';
+import {
+  HOSTILE,
+  SERVER,
+  appIn,
+  ask,
+  frameHeight,
+  frameIn,
+  historyWith,
+  notification,
+  report,
+  reports,
+  reportsOf,
+  runningApp,
+  storedCall,
+  tell,
+} from './mcp-app-harness.js';
 
 /** Calls of `window.open` on this page: the browser's API, recorded instead of opening tabs. */
 const opened: unknown[][] = [];
@@ -45,79 +41,6 @@ beforeEach(() => {
 afterEach(() => {
   window.open = realOpen;
   console.debug = realDebug;
-});
-
-const appIn = (shadow: ShadowRoot, callId = 'c1') =>
-  shadow.querySelector<HTMLElement>(`.tool-call-block[data-call-id="${callId}"] aalis-mcp-app`);
-
-/** The app's frame once the element's file has loaded and drawn it. */
-async function frameIn(shadow: ShadowRoot, callId = 'c1'): Promise<HTMLIFrameElement> {
-  await until(() => !!appIn(shadow, callId)?.shadowRoot?.querySelector('iframe'), FIRST_LOAD_MS);
-  return appIn(shadow, callId)!.shadowRoot!.querySelector('iframe')!;
-}
-
-/** What the frame's app reported of a kind, in order. */
-const reportsOf = (frame: HTMLIFrameElement, kind: string) =>
-  reports.filter((r) => r.source === frame.contentWindow && r.kind === kind).map((r) => r.data);
-
-/** The first report of a kind whose data `matches`, once there is one. */
-async function report(
-  frame: HTMLIFrameElement,
-  kind: string,
-  matches: (data: Record<string, unknown>) => boolean = () => true,
-): Promise<Record<string, unknown>> {
-  await until(() => reportsOf(frame, kind).some(matches), FIRST_LOAD_MS);
-  return reportsOf(frame, kind).find(matches)!;
-}
-
-/** A notification the app got (`ui/notifications/...`): its params. */
-const notification = async (frame: HTMLIFrameElement, method: string) =>
-  (await report(frame, 'notification', (m) => m.method === method)).params as Record<string, unknown>;
-
-/** The echo app sends a request and reports the host's answer (`result` or `error`). */
-async function ask(frame: HTMLIFrameElement, method: string, params: object = {}) {
-  const before = reportsOf(frame, 'response').length;
-  frame.contentWindow!.postMessage({ fixtureCommand: { name: 'request', method, params } }, '*');
-  await until(() => reportsOf(frame, 'response').length > before);
-  return reportsOf(frame, 'response')[before]!.answer as {
-    result?: Record<string, unknown>;
-    error?: { code: number; message: string };
-  };
-}
-
-const tell = (frame: HTMLIFrameElement, method: string, params: object) =>
-  frame.contentWindow!.postMessage({ fixtureCommand: { name: 'notify', method, params } }, '*');
-
-const frameHeight = (frame: HTMLIFrameElement) => frame.getBoundingClientRect().height;
-
-/** A turn whose tool `show_weather` is an app, running: its frame, once the app has initialized. */
-async function runningApp(options: { app?: object; theme?: string; locale?: string } = {}) {
-  const m = await mount({ server: SERVER, theme: options.theme, locale: options.locale });
-  await m.frames(
-    userMessage('Weather in Paris?'),
-    toolStart('c1', 'show_weather', '{"city": "Paris"}', { app: options.app ?? ECHO }),
-  );
-  const frame = await frameIn(m.shadow);
-  const initialize = await report(frame, 'initialize');
-  return { ...m, frame, initialize: initialize.result as Record<string, unknown> };
-}
-
-/** A stored assistant message whose tool calls are `parts`, as history sends it. */
-const historyWith = (...parts: object[]) => [
-  { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Weather in Paris?' }], createdAt: 1 },
-  { id: 'a1', role: 'assistant', parts, createdAt: 2, status: 'complete' },
-];
-const storedCall = (fields: object) => ({
-  type: 'tool_call',
-  callId: 'c1',
-  index: 0,
-  name: 'show_weather',
-  arguments: '{"city": "Paris"}',
-  status: 'done',
-  startedAt: 1,
-  endedAt: 2,
-  app: ECHO,
-  ...fields,
 });
 
 describe('MCP Apps in tool cards', () => {

@@ -23,7 +23,7 @@ import type { AppCallFrame, AppServices } from './app-host.js';
 /** An app's tool call with no answer by then fails: the server or its MCP server is gone. */
 export const APP_CALL_TIMEOUT_MS = 60_000;
 
-/** What the element does when its app asks. */
+/** What the host does when its app asks (app-frame.ts). */
 export interface AppHandlers {
   callTool(name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult>;
   /** Resolves true once the visitor opened the link, false when not. */
@@ -33,7 +33,7 @@ export interface AppHandlers {
   initialized(): void;
 }
 
-/** The bridge, as the element uses it. */
+/** The bridge, as app-frame.ts uses it. */
 export interface HostBridge {
   sendToolInput(params: { arguments: Record<string, unknown> }): Promise<void>;
   sendToolResult(params: CallToolResult): Promise<void>;
@@ -129,9 +129,9 @@ const STYLE_TOKENS: Record<StyleVariable, string> = {
 };
 
 /**
- * What an app is told of its host (`ui/initialize`, and `host-context-changed` when the
- * system's colour scheme changes): the chat's theme, colours and fonts as computed where
- * the app sits, its language, and that it is shown inline, at most `maxHeight` tall.
+ * What an app is told of its host (`ui/initialize`, and `host-context-changed` when any of
+ * it changes: open-apps.ts): the chat's theme, colours and fonts as computed where the app
+ * sits, its language, and that it is shown inline, at most `maxHeight` tall.
  */
 export function hostContext(element: HTMLElement, apps: AppServices, maxHeight: number): HostContext {
   const style = getComputedStyle(element);

@@ -2,11 +2,15 @@
  * What an MCP App's element needs of the chat it is in (`McpApps` in app-slot.ts gives
  * it), apart from that class so that the element's file, loaded lazily, names only types.
  */
+import type { ReactiveControllerHost } from 'lit';
 import type { AppToolResultFrame, ClientFrame, ReadyFrame } from '@aalis/protocol/client';
 import type { Strings } from '../../i18n/strings.js';
 
-/** The chat element, read when an app asks: its words, theme and language now. */
-export interface McpAppsHost {
+/**
+ * The chat element, read when an app asks: its words, theme and language now. Its open
+ * apps watch its renders and attributes for a new language or theme (open-apps.ts).
+ */
+export interface McpAppsHost extends HTMLElement, ReactiveControllerHost {
   readonly strings: Strings;
   readonly theme: 'light' | 'dark' | 'auto';
   readonly locale: string;
