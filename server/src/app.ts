@@ -164,6 +164,7 @@ export async function createAalisServer(
     sessions: {
       maxToolArgumentChars: config.maxToolArgumentChars,
       drainMs: config.drainMs,
+      elicitationTimeoutMs: config.elicitationTimeoutMs,
       greeting: greetingOf(config, provider),
       ...extra.sessions,
     },

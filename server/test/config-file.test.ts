@@ -124,6 +124,7 @@ describe('each kind of mistake is one line naming the path', () => {
       'provider.idleTimeoutMs: must be a whole number from 1 to 2147483647',
     ],
     [{ maxToolArgumentChars: -1 }, 'maxToolArgumentChars: must be a whole number from 1 to 100000000'],
+    [{ elicitationTimeoutMs: 0 }, 'elicitationTimeoutMs: must be a whole number from 1 to 600000'],
     [{ dataDir: '' }, 'dataDir: must not be empty'],
     [[], 'must be an object'],
     ['', 'empty: it must hold a JSON object'],
@@ -221,6 +222,7 @@ describe('a variable that is set wins over the file for what it names', () => {
     dataDir: 'file-data',
     logLevel: 'debug',
     maxToolArgumentChars: 1000,
+    elicitationTimeoutMs: 60_000,
   };
 
   test('the file alone', () => {
@@ -236,6 +238,7 @@ describe('a variable that is set wins over the file for what it names', () => {
       dataDir: join(dir, 'file-data'), // relative to the file, not to where the server runs
       logLevel: 'debug',
       maxToolArgumentChars: 1000,
+      elicitationTimeoutMs: 60_000,
     });
     expect(providerFromEnv(env)).toMatchObject({ name: 'openai', model: 'gpt-file' });
     expect(env).toMatchObject({ OPENAI_API_KEY: 'sk-file', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
@@ -256,6 +259,7 @@ describe('a variable that is set wins over the file for what it names', () => {
       AALIS_DATA_DIR: ':memory:',
       LOG_LEVEL: 'warn',
       AALIS_MAX_TOOL_ARGUMENT_CHARS: '2000',
+      AALIS_ELICITATION_TIMEOUT_MS: '90000',
     };
     const { config, env, overridden } = load(file, variables);
     expect(config).toMatchObject({
@@ -268,6 +272,7 @@ describe('a variable that is set wins over the file for what it names', () => {
       dataDir: undefined,
       logLevel: 'warn',
       maxToolArgumentChars: 2000,
+      elicitationTimeoutMs: 90_000,
     });
     expect(providerFromEnv(env)).toMatchObject({ name: 'deepseek', model: 'model-env' });
     expect(env.OPENAI_API_KEY).toBe('sk-env-openai');

@@ -71,6 +71,7 @@ const complete = {
     },
   },
   approval: { delete_file: 'always', 'github_*': 'session', get_time: 'never' },
+  elicitationTimeoutMs: 300_000,
 };
 
 describe('the published schema', () => {
@@ -96,6 +97,7 @@ describe('the published schema', () => {
     [{ approval: { x: 'sometimes' } }, 'enum'],
     [{ builtinTools: ['nope'] }, 'enum'],
     [{ port: 65_536 }, 'maximum'],
+    [{ elicitationTimeoutMs: 600_001 }, 'maximum'],
     [{ systemPrompt: { path: 'x' } }, 'required'],
     [{ starters: Array.from({ length: 9 }, (_, i) => `prompt ${i}`) }, 'maxItems'],
     [{ starters: [''] }, 'minLength'],

@@ -5,11 +5,17 @@
  * its `trigger-url-elicitation` asks the visitor to visit a page. A fake upstream speaking
  * the real Chat Completions stream makes the model call them.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { ServerFrame } from '@aalis/protocol';
+import { createAalisServer } from '../src/app.js';
+import { loadServerConfig } from '../src/config/server-config.js';
+import { startFakeUpstream } from './fake-upstream.js';
 import { everythingOverStdio } from './fixtures/mcp/harness.js';
 import { toolCallThen } from './scripted-replies.js';
-import { startServer, type Harness, type TestClient } from './ws-harness.js';
+import { TestClient, startServer, type Harness } from './ws-harness.js';
 
 let server: Harness | undefined;
 afterEach(async () => {
@@ -22,16 +28,20 @@ const isAsked = (f: ServerFrame): f is Asked => f.type === 'elicitation';
 const settled = (client: TestClient) => client.of('elicitation_settled');
 
 /** A server whose model calls `tool` once per turn; two tabs on one session. */
-async function twoTabs(tool: string, args = '{}', turns = 1, sessions?: { elicitationTimeoutMs?: number }) {
+async function twoTabs(tool: string, args = '{}', turns = 1) {
   server = await startServer({
     replies: Array.from({ length: turns }, () => toolCallThen(tool, args, 'Done.', 'call_elicit')).flat(),
     mcpServers: { everything: everythingOverStdio() },
-    ...(sessions ? { sessions } : {}),
   });
-  await server.app.aalis.mcp!.ready;
-  const a = await server.connect();
+  return tabsOf(server);
+}
+
+/** Two tabs on one session, once the MCP server's tools are in. */
+async function tabsOf(running: Harness) {
+  await running.app.aalis.mcp!.ready;
+  const a = await running.connect();
   const { sessionId } = await a.hello();
-  const b = await server.connect();
+  const b = await running.connect();
   await b.hello(sessionId);
   return { a, b, sessionId };
 }
@@ -146,8 +156,9 @@ describe('a form an MCP server asks the visitor to fill', () => {
     expect(end.message.status).toBe('aborted');
   });
 
-  test('no answer in time is a cancel, told to the visitor and to the MCP server', async () => {
-    const { a } = await twoTabs('trigger-elicitation-request', '{}', 1, { elicitationTimeoutMs: 300 });
+  test('no answer within the configured elicitationTimeoutMs is a cancel, told to the visitor and to the MCP server', async () => {
+    server = await configuredServer({ elicitationTimeoutMs: 300 }, 'trigger-elicitation-request');
+    const { a } = await tabsOf(server);
     const sent = Date.now();
     a.send({ type: 'send', text: 'Ask me things' });
     const asked = await a.next(isAsked);
@@ -155,7 +166,7 @@ describe('a form an MCP server asks the visitor to fill', () => {
     expect(asked.expiresAt).toBeGreaterThanOrEqual(sent + 300);
     expect(asked.expiresAt).toBeLessThanOrEqual(Date.now() + 300);
     const done = await a.next((f) => f.type === 'elicitation_settled');
-    expect(done).toMatchObject({ action: 'cancel', reason: 'expired' });
+    expect(done).toMatchObject({ elicitationId: asked.elicitationId, action: 'cancel', reason: 'expired' });
     expect(await resultOf(a)).toContain('User cancelled');
   });
 });
@@ -199,3 +210,45 @@ describe('a page an MCP server asks the visitor to visit', () => {
     expect(a.of('elicitation')).toEqual([]);
   });
 });
+
+/**
+ * The whole server as `aalis-server --config` makes it: a configuration file (`settings`
+ * over a provider whose model, a fake upstream, calls `tool` once, and the reference MCP
+ * server) read by the loader, then `createAalisServer`, listening on a free port.
+ */
+async function configuredServer(settings: Record<string, unknown>, tool: string): Promise<Harness> {
+  const upstream = await startFakeUpstream(toolCallThen(tool, '{}', 'Done.', 'call_elicit'));
+  const dir = mkdtempSync(join(tmpdir(), 'aalis-elicitation-'));
+  const configPath = join(dir, 'aalis.config.json');
+  const { command, args } = everythingOverStdio();
+  const file = {
+    provider: { name: 'openai', model: 'test-model', apiKey: 'test-key', baseUrl: `${upstream.url}/v1` },
+    dataDir: ':memory:',
+    logLevel: 'silent',
+    mcpServers: { everything: { command, args } },
+    ...settings,
+  };
+  writeFileSync(configPath, JSON.stringify(file));
+  const { config, env } = loadServerConfig({ configPath, env: {} });
+  const whole = await createAalisServer(config, env);
+  await whole.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = whole.app.server.address() as { port: number };
+  const url = `ws://127.0.0.1:${port}/ws`;
+  const clients: TestClient[] = [];
+  return {
+    app: whole.app,
+    url,
+    upstream,
+    connect: async () => {
+      const client = await TestClient.open(url);
+      clients.push(client);
+      return client;
+    },
+    close: async () => {
+      for (const client of clients) client.socket.terminate();
+      await whole.close();
+      await upstream.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -83,6 +83,8 @@ export interface ConfigFileSettings {
   builtinTools?: string[];
   mcpServers?: McpServersConfig;
   approval?: Record<string, ApprovalPolicy>;
+  /** How long an MCP server's request for the visitor's input waits (`AALIS_ELICITATION_TIMEOUT_MS`). */
+  elicitationTimeoutMs?: number;
 }
 
 export interface ConfigFile {

@@ -101,6 +101,8 @@ export interface ServerConfig {
   mcpServers: McpServersConfig;
   /** Which tools need the visitor's approval, by the name the model sees (`*` matches any characters). */
   approval: Record<string, ApprovalPolicy>;
+  /** How long an MCP server's request for the visitor's input waits for an answer before it is cancelled. */
+  elicitationTimeoutMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -163,6 +165,8 @@ export function loadConfig(env: Env, file?: ConfigFile): ServerConfig {
   const databaseUrl = problems.catch(() => serviceUrl(env, 'databaseUrl', settings.databaseUrl));
   const images = loadImageConfig(env, settings.images, problems);
   const page = problems.catch(() => onOffSetting(env, 'page')) ?? settings.page ?? true;
+  const elicitationTimeoutMs =
+    problems.catch(() => wholeSetting(env, 'elicitationTimeoutMs', settings.elicitationTimeoutMs)) ?? 0;
   problems.throwFound();
 
   return {
@@ -199,6 +203,7 @@ export function loadConfig(env: Env, file?: ConfigFile): ServerConfig {
       settings.builtinTools ?? (provider === 'demo' && !agent ? builtinTools().map((tool) => tool.name) : []),
     mcpServers: settings.mcpServers ?? {},
     approval: settings.approval ?? {},
+    elicitationTimeoutMs,
   };
 }
 

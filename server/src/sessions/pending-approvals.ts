@@ -9,14 +9,11 @@ import type { ServerFrame, ToolApproval } from '@aalis/protocol';
 import type { ApprovalDesk, ApprovalOutcome } from '../agent/turn-agent.js';
 import type { HistoryStore } from '../history/store.js';
 import type { ApprovalDecision } from './coordination.js';
-
-interface Waiting {
-  request: ToolApproval;
-  settle(outcome: ApprovalOutcome): void;
-}
+import { OpenRequests } from './open-requests.js';
 
 export class PendingApprovals implements ApprovalDesk {
-  readonly #waiting = new Map<string, Waiting>();
+  /** By call id. */
+  readonly #open = new OpenRequests<ToolApproval, ApprovalOutcome>();
 
   /**
    * The desk of a new turn, with the tools the user allowed for the rest of the
@@ -75,21 +72,14 @@ export class PendingApprovals implements ApprovalDesk {
 
   ask(request: ToolApproval, signal: AbortSignal): Promise<ApprovalOutcome> {
     if (signal.aborted) return Promise.resolve('aborted');
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => settle('expired'), Math.max(0, request.expiresAt - this.now()));
-      timer.unref();
-      const onAbort = () => settle('aborted');
-      const settle = (outcome: ApprovalOutcome) => {
-        if (this.#waiting.get(request.callId)?.settle !== settle) return;
-        this.#waiting.delete(request.callId);
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        resolve(outcome);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.#waiting.set(request.callId, { request, settle });
-      this.broadcast({ type: 'tool_approval_request', sessionId: this.sessionId, ...request });
+    const outcome = this.#open.wait(request.callId, request, {
+      ms: Math.max(0, request.expiresAt - this.now()),
+      signal,
+      expired: 'expired',
+      stopped: 'aborted',
     });
+    this.broadcast({ type: 'tool_approval_request', sessionId: this.sessionId, ...request });
+    return outcome;
   }
 
   /**
@@ -97,14 +87,11 @@ export class PendingApprovals implements ApprovalDesk {
    * expired, or never asked): the first decision won, and this one changes nothing.
    */
   decide(callId: string, decision: 'approve' | 'deny', remember?: 'session'): boolean {
-    const waiting = this.#waiting.get(callId);
-    if (!waiting) return false;
-    if (decision === 'deny') {
-      waiting.settle('denied');
-      return true;
-    }
-    const { name, policy } = waiting.request;
-    waiting.settle('approved');
+    const request = this.#open.get(callId);
+    if (!request) return false;
+    if (decision === 'deny') return this.#open.settle(callId, 'denied');
+    const { name, policy } = request;
+    this.#open.settle(callId, 'approved');
     if (remember === 'session' && policy === 'session') void this.#remember(name);
     return true;
   }
@@ -119,8 +106,8 @@ export class PendingApprovals implements ApprovalDesk {
     // Not stored, it would not hold after a restart: so it does not hold now either.
     if (!(await this.keepGrant(toolName))) return;
     this.grants.add(toolName);
-    for (const other of [...this.#waiting.values()]) {
-      if (other.request.name === toolName && other.request.policy === 'session') other.settle('approved');
+    for (const [callId, other] of this.#open.entries()) {
+      if (other.name === toolName && other.policy === 'session') this.#open.settle(callId, 'approved');
     }
   }
 }

@@ -12,13 +12,20 @@ import type { ElicitationDesk, ElicitationQuestion } from '../agent/turn-agent.j
 import type { ElicitationReply } from '../tools/define-tool.js';
 import type { ElicitationAnswer } from './coordination.js';
 import { checkAnswer, formValidator } from './elicitation-answer.js';
+import { OpenRequests } from './open-requests.js';
 
 /** How long a request waits for the visitor by default: an MCP call's own limit is longer (10 minutes). */
 export const DEFAULT_ELICITATION_TIMEOUT_MS = 5 * 60_000;
+/**
+ * The longest a request may be configured to wait: an MCP call's own limit (tools/mcp's
+ * DEFAULT_MAX_CALL_MS, 10 minutes) ends the call, and its request with it, first.
+ */
+export const MAX_ELICITATION_TIMEOUT_MS = 10 * 60_000;
 
-interface Waiting {
-  elicitation: Elicitation;
-  settle(reply: ElicitationReply, reason?: 'expired' | 'stopped'): void;
+/** How a request was settled: the reply the MCP server gets, and why when nobody gave it. */
+interface Settled {
+  reply: ElicitationReply;
+  reason?: 'expired' | 'stopped';
 }
 
 /** What became of an answer: taken, refused (why, the request stays open), or nothing to answer. */
@@ -37,7 +44,7 @@ const MAX_FORM_JSON_CHARS = 16_000;
 const MAX_URL_CHARS = 2_048;
 
 export class PendingElicitations implements ElicitationDesk {
-  readonly #waiting = new Map<string, Waiting>();
+  readonly #open = new OpenRequests<Elicitation, Settled>();
   /** `url` ones the visitor opened, by the MCP server's id for them: their completion is told. */
   readonly #opened = new Map<string, string>();
 
@@ -48,10 +55,10 @@ export class PendingElicitations implements ElicitationDesk {
     private readonly timeoutMs: number,
   ) {}
 
-  ask(question: ElicitationQuestion, signal: AbortSignal): Promise<ElicitationReply> {
+  async ask(question: ElicitationQuestion, signal: AbortSignal): Promise<ElicitationReply> {
     const refusal = unaskable(question);
-    if (refusal) return Promise.resolve({ action: refusal });
-    if (signal.aborted) return Promise.resolve({ action: 'cancel' });
+    if (refusal) return { action: refusal };
+    if (signal.aborted) return { action: 'cancel' };
     const elicitationId = `el_${randomUUID().replaceAll('-', '')}`;
     const elicitation: Elicitation = {
       elicitationId,
@@ -62,15 +69,12 @@ export class PendingElicitations implements ElicitationDesk {
       ...(question.mode === 'form' ? { requestedSchema: question.requestedSchema! } : { url: question.url! }),
       expiresAt: this.now() + this.timeoutMs,
     };
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => settle({ action: 'cancel' }, 'expired'), this.timeoutMs);
-      timer.unref();
-      const onAbort = () => settle({ action: 'cancel' }, 'stopped');
-      const settle = (reply: ElicitationReply, reason?: 'expired' | 'stopped') => {
-        if (this.#waiting.get(elicitationId)?.settle !== settle) return;
-        this.#waiting.delete(elicitationId);
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
+    const settled = this.#open.wait(elicitationId, elicitation, {
+      ms: this.timeoutMs,
+      signal,
+      expired: { reply: { action: 'cancel' }, reason: 'expired' },
+      stopped: { reply: { action: 'cancel' }, reason: 'stopped' },
+      onSettled: ({ reply, reason }) => {
         if (question.mode === 'url' && reply.action === 'accept' && question.serverElicitationId)
           this.#opened.set(question.serverElicitationId, elicitationId);
         this.broadcast({
@@ -80,12 +84,10 @@ export class PendingElicitations implements ElicitationDesk {
           action: reply.action,
           ...(reason ? { reason } : {}),
         });
-        resolve(reply);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.#waiting.set(elicitationId, { elicitation, settle });
-      this.broadcast({ type: 'elicitation', sessionId: this.sessionId, ...elicitation });
+      },
     });
+    this.broadcast({ type: 'elicitation', sessionId: this.sessionId, ...elicitation });
+    return (await settled).reply;
   }
 
   /**
@@ -93,11 +95,11 @@ export class PendingElicitations implements ElicitationDesk {
    * does not fit its form is refused and the request stays open; the first that fits wins.
    */
   answer({ elicitationId, action, content }: ElicitationAnswer): AnswerOutcome {
-    const waiting = this.#waiting.get(elicitationId);
-    if (!waiting) return NOT_PENDING;
-    const check = checkAnswer(waiting.elicitation, { action, content });
+    const elicitation = this.#open.get(elicitationId);
+    if (!elicitation) return NOT_PENDING;
+    const check = checkAnswer(elicitation, { action, content });
     if (!check.ok) return { ok: false, code: ErrorCode.InvalidAnswer, message: check.message };
-    waiting.settle(content === undefined ? { action } : { action, content });
+    this.#open.settle(elicitationId, { reply: content === undefined ? { action } : { action, content } });
     return { ok: true };
   }
 

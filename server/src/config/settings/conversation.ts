@@ -1,9 +1,13 @@
 /**
  * What the model is told and offered, and what a visitor may attach: the system prompt,
- * the greeting, images, the built-in tools, MCP servers and approvals. Most of these
- * only the file sets.
+ * the greeting, images, the built-in tools, MCP servers, approvals and how long an MCP
+ * server's question to the visitor waits. Most of these only the file sets.
  */
 import { DEFAULT_IMAGE_SETTINGS, type ImageSettings } from '../../images/image-settings.js';
+import {
+  DEFAULT_ELICITATION_TIMEOUT_MS,
+  MAX_ELICITATION_TIMEOUT_MS,
+} from '../../sessions/pending-elicitations.js';
 import { builtinTools } from '../../tools/builtin/index.js';
 import { variable, type Block, type JsonSchema, type Setting } from './setting.js';
 
@@ -168,6 +172,20 @@ export const TOOL_SETTINGS: Setting[] = [
     },
     description:
       "Which tools need the visitor's approval before they run, by the name the model sees (* matches any characters): always asks every time, session once per conversation, never runs without asking.",
+  },
+  {
+    key: 'elicitationTimeoutMs',
+    variables: [
+      variable(
+        'AALIS_ELICITATION_TIMEOUT_MS',
+        "how long an MCP server's request for the visitor's input waits for an answer before it is cancelled",
+      ),
+    ],
+    schema: { type: 'integer', minimum: 1, maximum: MAX_ELICITATION_TIMEOUT_MS },
+    description:
+      "how long an MCP server's request for the visitor's input (a form to fill, a page to visit) waits for an answer; then the MCP server is answered cancel and every tab is told it expired. At most 10 minutes, an MCP call's own limit.",
+    default: DEFAULT_ELICITATION_TIMEOUT_MS,
+    unit: 'ms',
   },
 ];
 

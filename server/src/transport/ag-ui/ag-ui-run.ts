@@ -6,8 +6,9 @@
  * known) and one TOOL_CALL_ARGS per fragment, TOOL_CALL_END when the round is written,
  * TOOL_CALL_RESULT when the tool ended; the answer ends the run (RUN_FINISHED, or
  * RUN_ERROR when it failed). What AG-UI has no event for (a card's start time, the
- * turn's status, a tool's own progress, an approval) goes out as CUSTOM events named
- * `aalis.*`. Pure: the caller delivers the frames and writes the events.
+ * turn's status, a tool's own progress, an approval, an MCP server's request for the
+ * visitor's input) goes out as CUSTOM events named `aalis.*`, with the fields of the frame
+ * it stands for. Pure: the caller delivers the frames and writes the events.
  */
 import { EventType, type BaseEvent, type Message } from '@ag-ui/core';
 import {
@@ -43,8 +44,21 @@ export const CustomEvents = {
   toolProgress: 'aalis.tool_progress',
   /** A tool call waits for a visitor's approval (decided in the widget): the request. */
   approval: 'aalis.tool_approval_request',
+  /** An MCP server asks the visitor for input mid-call (answered in the widget): the `Elicitation`. */
+  elicitation: 'aalis.elicitation',
+  /** How a request for input was settled: `{elicitationId, action, reason?}`. */
+  elicitationSettled: 'aalis.elicitation_settled',
+  /** A page's flow finished, the MCP server said: `{elicitationId}`. */
+  elicitationComplete: 'aalis.elicitation_complete',
   /** The key of the anonymous visitor this run made: `{key}`, to send back as `X-Aalis-Anonymous-Key`. */
   anonymousKey: 'aalis.anonymous_key',
+} as const;
+
+/** The CUSTOM event each elicitation frame becomes: the frame's fields but its type and session. */
+const ELICITATION_EVENTS = {
+  elicitation: CustomEvents.elicitation,
+  elicitation_settled: CustomEvents.elicitationSettled,
+  elicitation_complete: CustomEvents.elicitationComplete,
 } as const;
 
 export class AgUiRun {
@@ -109,6 +123,8 @@ export class AgUiRun {
       this.#startCard(entry.index);
     }
     for (const approval of live.approvals ?? []) this.#custom(CustomEvents.approval, approval);
+    // Open ones as they stand (a page already opened, or completed, says so).
+    for (const elicitation of live.elicitations ?? []) this.#custom(CustomEvents.elicitation, elicitation);
     if (live.turnStatus) this.#custom(CustomEvents.turnStatus, live.turnStatus);
   }
 
@@ -127,6 +143,12 @@ export class AgUiRun {
       case 'tool_approval_request': {
         const { type: _type, sessionId: _session, ...request } = frame;
         return this.#custom(CustomEvents.approval, request);
+      }
+      case 'elicitation':
+      case 'elicitation_settled':
+      case 'elicitation_complete': {
+        const { type, sessionId: _session, ...value } = frame;
+        return this.#custom(ELICITATION_EVENTS[type], value);
       }
       case 'message':
         if (frame.message.role === 'assistant') this.#finish(frame.message);
