@@ -38,8 +38,9 @@ if (newestMtime(['widget/src', 'protocol/src']) > mtimeOf('widget/dist/aalis-cha
   step('building the widget', 'npm', ['run', 'build', '--silent', '-w', '@aalis/widget']);
 }
 
-// The demo's own configuration adds the reference MCP server (a devDependency), so that
-// the "MCP tool" scenario runs a real MCP tool with its progress; AALIS_CONFIG names another.
+// The demo's own configuration adds the reference MCP servers (devDependencies), so that
+// the MCP scenarios run real MCP servers: a tool with its progress, a form, an app.
+// AALIS_CONFIG names another.
 const env = {
   AALIS_DATA_DIR: `${root}.data`,
   AALIS_CONFIG: join(root, 'demo/aalis.demo.json'),

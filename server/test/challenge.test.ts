@@ -185,14 +185,15 @@ describe("the built-in page's policy", () => {
     };
     const plain = await policyOf({});
     expect(plain).toContain("script-src 'self';");
-    expect(plain).not.toContain('frame-src');
+    // Frames from the server itself only (its MCP Apps), none from a challenge provider.
+    expect(plain).toContain("frame-src 'self';");
     const challenged = await policyOf({
       AALIS_CHALLENGE: 'turnstile',
       AALIS_CHALLENGE_SECRET: 'verify-secret',
       AALIS_CHALLENGE_SITE_KEY: 'site-key-1',
     });
     expect(challenged).toContain("script-src 'self' https://challenges.cloudflare.com;");
-    expect(challenged).toContain('frame-src https://challenges.cloudflare.com');
+    expect(challenged).toContain("frame-src 'self' https://challenges.cloudflare.com;");
     expect(challenged).not.toContain('hcaptcha');
   });
 });

@@ -2,15 +2,15 @@
 import { chromium, type Page } from 'playwright-core';
 // @ts-expect-error: a plain script without types.
 import { chromiumArgs, ensureChromium } from '../../../scripts/ensure-chromium.mjs';
-import { callSource, type Engine, type EnginePage } from './engine.js';
+import { DESKTOP, callSource, type Engine, type EnginePage } from './engine.js';
 
 export async function launchChromium(): Promise<Engine> {
   const browser = await chromium.launch({ executablePath: ensureChromium() as string, args: chromiumArgs });
   return {
     name: 'Chromium',
     version: browser.version(),
-    async newPage() {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    async newPage(viewport = DESKTOP) {
+      const context = await browser.newContext({ viewport });
       return chromiumPage(await context.newPage(), () => context.close());
     },
     close: () => browser.close(),

@@ -25,12 +25,21 @@ export interface EnginePage {
   close(): Promise<void>;
 }
 
+/** A page's size in CSS pixels. */
+export interface Viewport {
+  width: number;
+  height: number;
+}
+
+/** The size of a page unless a test asks for another. */
+export const DESKTOP: Viewport = { width: 1280, height: 860 };
+
 export interface Engine {
   name: EngineName;
   /** The browser's own version string, as its driver reports it. */
   version: string;
-  /** A page in a fresh profile: its own storage, so its own session. */
-  newPage(): Promise<EnginePage>;
+  /** A page in a fresh profile (its own storage, so its own session), `viewport` in size. */
+  newPage(viewport?: Viewport): Promise<EnginePage>;
   close(): Promise<void>;
 }
 

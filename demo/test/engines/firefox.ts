@@ -5,7 +5,7 @@
 import puppeteer, { type Page } from 'puppeteer-core';
 // @ts-expect-error: a plain script without types.
 import { firefoxPath } from '../../../scripts/ensure-engines.mjs';
-import { callSource, type Engine, type EnginePage } from './engine.js';
+import { DESKTOP, callSource, type Engine, type EnginePage } from './engine.js';
 
 export async function launchFirefox(): Promise<Engine> {
   const browser = await puppeteer.launch({
@@ -23,10 +23,10 @@ export async function launchFirefox(): Promise<Engine> {
   return {
     name: 'Firefox',
     version: await browser.version(),
-    async newPage() {
+    async newPage(viewport = DESKTOP) {
       const context = await browser.createBrowserContext();
       const page = await context.newPage();
-      await page.setViewport({ width: 1280, height: 860 });
+      await page.setViewport(viewport);
       return firefoxPage(page, () => context.close());
     },
     close: () => browser.close(),

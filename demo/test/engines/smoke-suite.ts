@@ -14,8 +14,9 @@ import { serveExamples } from '../../../examples/serve.mjs';
 import { ensureEngines } from '../../../scripts/ensure-engines.mjs';
 import { CARD, E2E, SCREENSHOTS, freePort } from '../e2e-harness.js';
 import { launchChromium } from './chromium.js';
-import { waitFor, type Engine, type EngineName, type EnginePage } from './engine.js';
+import { waitFor, type Engine, type EngineName, type EnginePage, type Viewport } from './engine.js';
 import { launchFirefox } from './firefox.js';
+import { mcpTests } from './mcp-suite.js';
 import { reconnectTests } from './reconnect-suite.js';
 import { launchWebKit } from './webkit.js';
 
@@ -151,10 +152,14 @@ export function smokeSuite(name: EngineName): void {
       }
     });
 
-    /** A fresh page on `url` (the demo by default), once `ready` (the chat connected). */
-    async function open(url = e2e.demo.url, ready: () => unknown = connected): Promise<EnginePage> {
+    /** A fresh page on `url` (the demo by default), `viewport` in size, once `ready` (the chat connected). */
+    async function open(
+      url = e2e.demo.url,
+      ready: () => unknown = connected,
+      viewport?: Viewport,
+    ): Promise<EnginePage> {
       await page?.close();
-      page = await engine.newPage();
+      page = await engine.newPage(viewport);
       await page.goto(url);
       await waitFor(page, 'the page ready', ready, []);
       return page;
@@ -377,5 +382,6 @@ export function smokeSuite(name: EngineName): void {
     }, 60_000);
 
     reconnectTests({ e2e, open, examplesSite, ask: askIn, defer: (close) => void deferred.push(close) });
+    mcpTests({ name, e2e, open: (viewport) => open(undefined, connected, viewport), ask: askIn });
   });
 }

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 // @ts-expect-error: a plain script without types.
 import { miniBrowserPath, webkitDriverPath, xvfbPath } from '../../../scripts/ensure-engines.mjs';
 import { freePort } from '../e2e-harness.js';
-import { callSource, type Engine, type EnginePage } from './engine.js';
+import { DESKTOP, callSource, type Engine, type EnginePage } from './engine.js';
 import { KEYS, WebDriverSession } from './webdriver.js';
 
 export async function launchWebKit(): Promise<Engine> {
@@ -63,10 +63,10 @@ export async function launchWebKit(): Promise<Engine> {
     return {
       name: 'WebKit',
       version,
-      async newPage() {
+      async newPage(viewport = DESKTOP) {
         const page = spare ?? (await session());
         spare = undefined;
-        await page.setWindowSize(1280, 860);
+        await page.setWindowSize(viewport.width, viewport.height);
         await page.setTimeouts(20_000, 20_000);
         return webkitPage(page);
       },

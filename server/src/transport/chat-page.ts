@@ -13,8 +13,8 @@ export const PAGE_PATH = '/';
 export const PAGE_STYLE_PATH = '/aalis-page.css';
 
 /**
- * The policy of a page this server serves: its own scripts, styles and socket, nothing
- * inline, nothing else. The widget's styles are constructed stylesheets
+ * The policy of a page this server serves: its own scripts, styles, socket and app frames,
+ * nothing inline, nothing else. The widget's styles are constructed stylesheets
  * (`adoptedStyleSheets`), which `style-src` does not govern. The socket is named with its
  * scheme because older Safari does not count ws: as 'self'; `host` has passed the
  * server's host check, so it is one of the server's own names.
@@ -28,7 +28,9 @@ export function pagePolicy(host: string | undefined, challengeOrigins: readonly 
     `script-src 'self'${extra}`,
     `style-src 'self'${extra}`,
     (host ? `connect-src 'self' ws://${host} wss://${host}` : "connect-src 'self'") + extra,
-    ...(extra ? [`frame-src${extra}`] : []),
+    // 'self' for the MCP Apps a tool's card shows: /mcp-apps on this server, sandboxed by
+    // its own policy.
+    `frame-src 'self'${extra}`,
     // blob: for the thumbnails of images attached before they are sent.
     "img-src 'self' data: blob:",
     "base-uri 'none'",

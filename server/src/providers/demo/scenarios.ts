@@ -3,7 +3,8 @@
  * keywords; see the server README). Each one shows a part of the protocol: a markdown
  * answer, one long tool call, three tool calls in one round, reasoning first, a stall
  * in the middle of a tool call, a tool that fails, a risky tool the user approves first,
- * a long tool that reports its progress. Anything else gets a short guide.
+ * a long tool that reports its progress, and the reference MCP servers' form, app and long
+ * operation (when they are configured). Anything else gets a short guide.
  * The first scenario with a matching keyword wins, so the most specific come first.
  * The demo page's buttons are made from this list too (its labels and prompts, in this
  * order), so the page and the model cannot disagree.
@@ -70,6 +71,38 @@ const parseJson = (text: string | undefined): Record<string, unknown> => {
     return { error: text };
   }
 };
+
+/**
+ * A call to a reference MCP server's tool, under its own name or its server's prefix; a
+ * hint how to add the server when no configured server offers it.
+ */
+function mcpCall(
+  tools: readonly string[],
+  tool: string,
+  args: Record<string, unknown>,
+  saying: (name: string) => string,
+): Reply {
+  const name = tools.find((t) => t.endsWith(tool));
+  if (!name) {
+    const text =
+      `No MCP server offering \`${tool}\` is configured. Start the server with ` +
+      '`npx aalis-server --config examples/aalis.config.json` to add the reference MCP servers.';
+    return { steps: [{ kind: 'text', text }] };
+  }
+  return {
+    steps: [
+      { kind: 'text', text: saying(name) },
+      { kind: 'tool_call', name, arguments: args },
+    ],
+  };
+}
+
+/** `text` as a markdown quote, each of its lines. */
+const quoted = (text: string): string =>
+  text
+    .split('\n')
+    .map((line) => `> ${line}`)
+    .join('\n');
 
 export const scenarios: Scenario[] = [
   {
@@ -253,34 +286,51 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    id: 'mcp-form',
+    keywords: ['elicit', 'a form', '表单'],
+    label: 'MCP form',
+    prompt: 'Fill in a form an MCP server asks for (elicitation)',
+    first: (_userText, tools) =>
+      mcpCall(
+        tools,
+        'trigger-elicitation-request',
+        {},
+        (name) => `Calling \`${name}\`: the MCP server asks you for a few details, in the tool's card.`,
+      ),
+    afterTools: ([result]) => ({
+      steps: [{ kind: 'text', text: `The MCP server answered:\n\n${quoted(result ?? 'nothing')}` }],
+    }),
+  },
+  {
+    id: 'mcp-app',
+    keywords: ['mcp app', 'clock', '应用'],
+    label: 'MCP app',
+    prompt: "Open the MCP server's clock app in the chat",
+    first: (_userText, tools) =>
+      mcpCall(tools, 'get-time', {}, (name) => `Calling \`${name}\`: its MCP App opens in the card.`),
+    afterTools: () => ({
+      steps: [
+        {
+          kind: 'text',
+          text: "That is the MCP server's own app, sandboxed in the chat: its button asks the server again.",
+        },
+      ],
+    }),
+  },
+  {
     id: 'mcp-tool',
     keywords: ['mcp', 'operation', '长任务'],
     label: 'MCP tool',
     prompt: "Run the MCP server's long operation (needs a configured MCP server)",
-    first: (_userText, tools) => {
-      // The reference server's tool, under its own name or its server's prefix.
-      const name = tools.find((t) => t.endsWith('trigger-long-running-operation'));
-      if (!name) {
-        return {
-          steps: [
-            {
-              kind: 'text',
-              text:
-                'No MCP server with a long operation is configured. Start the server with ' +
-                '`npx aalis-server --config examples/aalis.config.json` to add the reference MCP server.',
-            },
-          ],
-        };
-      }
-      return {
-        steps: [
-          { kind: 'text', text: `Running \`${name}\` on the MCP server: it reports its progress.` },
-          { kind: 'tool_call', name, arguments: { duration: 3, steps: 6 } },
-        ],
-      };
-    },
+    first: (_userText, tools) =>
+      mcpCall(
+        tools,
+        'trigger-long-running-operation',
+        { duration: 3, steps: 6 },
+        (name) => `Running \`${name}\` on the MCP server: it reports its progress.`,
+      ),
     afterTools: ([result]) => ({
-      steps: [{ kind: 'text', text: `The MCP server answered: _${result ?? 'nothing'}_` }],
+      steps: [{ kind: 'text', text: `The MCP server answered:\n\n${quoted(result ?? 'nothing')}` }],
     }),
   },
   {
