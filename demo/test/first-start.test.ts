@@ -75,6 +75,8 @@ describe('every start serves a page to chat on', () => {
     expect((await starters.allTextContents()).map((s) => s.trim())).toEqual([
       'What can you do?',
       'Show me a long tool call',
+      'Fill in a form an MCP server asks for',
+      "Open the MCP server's clock app in the chat",
     ]);
     // The first screen holds the welcome, the starters and the composer without scrolling.
     for (const part of [welcome, starters.first(), page.locator('aalis-chat textarea')]) {
@@ -88,6 +90,17 @@ describe('every start serves a page to chat on', () => {
     await expect
       .poll(() => page.locator('aalis-chat .bubble.assistant').last().textContent(), { timeout: 20_000 })
       .toContain('scripted demo model');
+    // Once that answer is finished (a send while one runs is refused), the example's MCP
+    // App in its card, under the page's own policy (frame-src 'self'), sized by the app
+    // over the bridge.
+    await page.locator('aalis-chat .bubble.assistant[data-id]').waitFor();
+    await page.locator('aalis-chat textarea').fill("Open the MCP server's clock app in the chat");
+    await page.locator('aalis-chat textarea').press('Enter');
+    const frame = page.locator('aalis-chat aalis-mcp-app [part~="mcp-app-frame"]');
+    await frame.waitFor({ timeout: 20_000 });
+    await expect
+      .poll(async () => (await frame.boundingBox())?.height ?? 0, { timeout: 20_000 })
+      .toBeGreaterThan(300);
     await page.close();
   }, 60_000);
 

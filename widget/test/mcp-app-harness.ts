@@ -11,7 +11,9 @@ export const SERVER = new URL('/widget/test/fixtures/', location.href).href;
 export const ECHO = { serverName: 'weather', resourceUri: 'ui://fixtures/echo' };
 export const HOSTILE = { serverName: 'weather', resourceUri: 'ui://fixtures/hostile' };
 /** A first app loads the element's file (the SDK and zod, module by module from the test server). */
-export const FIRST_LOAD_MS = 8_000;
+export const FIRST_LOAD_MS = 20_000;
+/** The bound of a test with an app in it: its first load and the test's own steps. */
+export const APP_TEST_MS = 40_000;
 
 interface Report {
   source: MessageEventSource | null;

@@ -16,6 +16,7 @@ import {
   reportsOf,
   runningApp,
   storedCall,
+  APP_TEST_MS,
 } from './mcp-app-harness.js';
 
 // ext-apps's transport logs every message at debug level: quiet for these tests.
@@ -67,7 +68,10 @@ const turnEnd = () => ({
   },
 });
 
-describe('an open MCP App', () => {
+describe('an open MCP App', function () {
+  // A first app loads the element's file and the SDK module by module: on a busy machine
+  // that alone can take most of the default 10 s.
+  this.timeout(APP_TEST_MS);
   it('keeps its frame when its turn ends: the app neither loads again nor forgets what the visitor did', async () => {
     const { frame, frames, shadow } = await runningApp();
     await notification(frame, 'ui/notifications/tool-input');

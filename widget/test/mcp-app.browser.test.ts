@@ -20,6 +20,7 @@ import {
   runningApp,
   storedCall,
   tell,
+  APP_TEST_MS,
 } from './mcp-app-harness.js';
 
 /** Calls of `window.open` on this page: the browser's API, recorded instead of opening tabs. */
@@ -43,7 +44,10 @@ afterEach(() => {
   console.debug = realDebug;
 });
 
-describe('MCP Apps in tool cards', () => {
+describe('MCP Apps in tool cards', function () {
+  // A first app loads the element's file and the SDK module by module: on a busy machine
+  // that alone can take most of the default 10 s.
+  this.timeout(APP_TEST_MS);
   it("show the app in the call's card, open, in a frame sandboxed to scripts only, from the server's mcp-apps route", async () => {
     const { shadow, frame } = await runningApp();
     const block = shadow.querySelector<HTMLDetailsElement>('.tool-call-block[data-call-id="c1"]')!;
