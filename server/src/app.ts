@@ -116,6 +116,8 @@ export async function createAalisServer(
     ...(config.token ? { token: config.token } : {}),
     ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
     ...(config.adminToken ? { adminToken: config.adminToken } : {}),
+    ...(config.retentionDays ? { retentionDays: config.retentionDays } : {}),
+    ...(config.prices ? { prices: config.prices } : {}),
     ...(config.challenge ? { challenge: config.challenge } : {}),
     // The owner's pause holds for every instance (Redis) and across restarts (the data folder).
     ...(redis

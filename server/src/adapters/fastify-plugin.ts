@@ -31,6 +31,8 @@ import { acceptWebSocket, handleSocketError } from '../transport/ws-socket.js';
 import { imageSetupOf, type ImageOptions } from '../images/attachments.js';
 import { registerImageRoutes } from '../transport/image-routes.js';
 import { registerAdminRoutes } from '../transport/admin-routes.js';
+import { registerOwnerConsole } from '../admin/owner-console.js';
+import type { ModelPrices } from '../admin/day-stats.js';
 import { registerAgUiRoutes } from '../transport/ag-ui/ag-ui-routes.js';
 import { registerMcpAppRoutes } from '../transport/mcp-app-routes.js';
 import type { McpToolSource } from '../tools/mcp/mcp-tool-source.js';
@@ -48,6 +50,13 @@ export interface AalisChatOptions extends ChatServicesOptions, ChatEndpointOptio
    * /admin/status` (transport/admin-routes.ts). Without it those routes do not exist.
    */
   adminToken?: string;
+  /**
+   * Conversations idle longer than this many days are erased, checked hourly (admin/);
+   * none or 0 keeps them.
+   */
+  retentionDays?: number;
+  /** USD per million tokens by model name (`{ "gpt-4o-mini": { "input": 0.15, "output": 0.6 } }`): the console's cost per day. */
+  prices?: ModelPrices;
   /** The widget's single-file build; found in @aalis/widget by default. */
   widgetFile?: string;
 }
@@ -152,6 +161,21 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
       pause: services.pause,
       guarded: hooks.guarded,
     });
+  const stopRetention = registerOwnerConsole(app, {
+    adminToken: options.adminToken,
+    retentionDays: options.retentionDays,
+    store,
+    hub,
+    budgets: services.budgets,
+    events,
+    model: options.model ?? null,
+    prices: options.prices,
+    addressOf: (request) =>
+      clientIpOf(request.raw.socket.remoteAddress, request.headers['x-forwarded-for']) ?? 'unknown',
+    guarded: hooks.guarded,
+    logger: app.log,
+  });
+  app.addHook('onClose', async () => stopRetention());
   registerAgUiRoutes(app, { hub, admit, connection, hooks, allowedOrigins, addressKeyOf, openSockets });
   if (services.apps) registerMcpAppRoutes(app, { apps: services.apps, hooks, allowedOrigins });
   registerWidgetRoutes(app, widget, hooks);

@@ -14,4 +14,6 @@ export interface BudgetStore {
   add(key: string, windowStart: number, amount: number, expiresAt: number): Promise<number>;
   /** Forgets the windows that ended at or before `now`. */
   prune(now: number): Promise<void>;
+  /** Forgets the counts of `key` in these windows (a visitor erased by the owner). */
+  forget(key: string, windowStarts: readonly number[]): Promise<void>;
 }

@@ -200,6 +200,15 @@ export class Budgets {
       : { turns: limits.anonTurnsPerHour, tokens: limits.anonTokensPerDay };
   }
 
+  /** Forgets what `visitor` has used (the owner erased it): its next turn starts afresh. */
+  async forgetVisitor(visitor: BudgetVisitor): Promise<void> {
+    const now = this.#now();
+    await Promise.all([
+      this.#turns.forget(subjectOf(visitor), now),
+      this.#tokens.forget(subjectOf(visitor), now),
+    ]);
+  }
+
   /**
    * Ended windows are forgotten once an hour, so the store holds only live ones. The hour
    * is marked before the prune is awaited, so turns ending meanwhile do not prune again.

@@ -30,6 +30,12 @@ export class FixedWindow {
     return this.store.add(this.#key(subject), start, amount, start + this.windowMs);
   }
 
+  /** Forgets `subject`'s counts: the window `now` is in and the one before (older ones expired). */
+  forget(subject: string, now: number): Promise<void> {
+    const { start } = this.window(now);
+    return this.store.forget(this.#key(subject), [start, start - this.windowMs]);
+  }
+
   #key(subject: string): string {
     return `${this.name}:${subject}`;
   }

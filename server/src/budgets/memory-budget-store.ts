@@ -20,6 +20,10 @@ export class MemoryBudgetStore implements BudgetStore {
     return row.count;
   }
 
+  async forget(key: string, windowStarts: readonly number[]): Promise<void> {
+    for (const start of windowStarts) this.#counts.delete(slot(key, start));
+  }
+
   async prune(now: number): Promise<void> {
     for (const [id, row] of this.#counts) if (row.expiresAt <= now) this.#counts.delete(id);
   }

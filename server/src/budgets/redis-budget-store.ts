@@ -49,6 +49,10 @@ export class RedisBudgetStore implements BudgetStore {
    */
   async prune(_now: number): Promise<void> {}
 
+  async forget(key: string, windowStarts: readonly number[]): Promise<void> {
+    if (windowStarts.length) await this.redis.del(...windowStarts.map((start) => this.#slot(key, start)));
+  }
+
   #slot(key: string, windowStart: number): string {
     return `${this.keyPrefix}${windowStart}:${key}`;
   }

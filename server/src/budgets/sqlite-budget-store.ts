@@ -33,6 +33,8 @@ export class SqliteBudgetStore implements BudgetStore {
       // A scan, not an index: the table holds one row per active visitor and window, and
       // this runs about once an hour (budgets.ts), so every count stays one index write.
       prune: db.prepare('DELETE FROM budget_counters WHERE expires_at <= ?'),
+      // Every window of the key: the ended ones would only wait for the next prune.
+      forget: db.prepare('DELETE FROM budget_counters WHERE key = ?'),
     };
   }
 
@@ -42,6 +44,10 @@ export class SqliteBudgetStore implements BudgetStore {
 
   async add(key: string, windowStart: number, amount: number, expiresAt: number): Promise<number> {
     return this.#statements.add.get(key, windowStart, amount, expiresAt)!.count as number;
+  }
+
+  async forget(key: string, _windowStarts: readonly number[]): Promise<void> {
+    this.#statements.forget.run(key);
   }
 
   async prune(now: number): Promise<void> {

@@ -300,6 +300,15 @@ export class RedisSessionCluster implements SessionCoordination {
       );
   }
 
+  async forget(sessionIds: readonly string[]): Promise<void> {
+    if (!sessionIds.length) return;
+    // Each session's keys share a hash slot ({id}), not the sessions: one DEL per session.
+    await Promise.all(
+      sessionIds.map((id) => this.redis.command.del(...Object.values(sessionKeys(this.#prefix, id)))),
+    );
+    await this.redis.command.zrem(runningTurnsKey(this.#prefix), ...sessionIds);
+  }
+
   /** A frame another instance shared: for this one's tabs on the session, if it has any. */
   #shared(message: string): void {
     let shared: { from?: string; sessionId?: string; text?: string };

@@ -123,6 +123,8 @@ export interface ChatServices {
   counters: BudgetStore;
   /** The owner's pause switch the hub reads before each turn. */
   pause: PauseSwitch;
+  /** What visitors may spend, when any limit is set (the console forgets an erased visitor's counts). */
+  budgets?: Budgets;
   /**
    * What the server announces (transport/chat-events.ts): the hub's turns and feedback,
    * the agent's tool calls, errors logged under an id, and the transport's connections
@@ -231,6 +233,7 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
     counters,
     pause,
     answers,
+    ...(budgets ? { budgets } : {}),
     recovered,
     ...(mcp ? { mcp } : {}),
     ...(apps ? { apps } : {}),

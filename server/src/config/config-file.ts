@@ -56,6 +56,10 @@ export interface ConfigFileSettings {
   metricsToken?: string;
   /** The owner's switch (`/admin/*`, `aalis-server pause`): `AALIS_ADMIN_TOKEN`. */
   adminToken?: string;
+  /** Conversations idle longer are erased (`AALIS_RETENTION_DAYS`). */
+  retentionDays?: number;
+  /** USD per million tokens by model: the console's cost per day. */
+  prices?: Record<string, { input: number; output: number }>;
   /** A bot challenge for anonymous visitors: each key stands for an `AALIS_CHALLENGE*` variable. */
   challenge?: ChallengeSettings;
   /** Signed visitor identity: each key stands for an `AALIS_AUTH*` variable. */

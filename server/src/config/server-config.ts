@@ -24,6 +24,7 @@ import { loadAuthConfig, loadLimits } from './load-access.js';
 import { agentConflicts, loadAgent, type AgentConfig } from './load-agent.js';
 import {
   dataDirFrom,
+  limitSetting,
   listEntries,
   loadImageConfig,
   parseOrigins,
@@ -60,6 +61,10 @@ export interface ServerConfig {
   metricsToken: string | undefined;
   /** The owner's switch (`AALIS_ADMIN_TOKEN`): `/admin/*` answer 404 without it. */
   adminToken?: string;
+  /** Conversations idle longer than this many days are erased (`AALIS_RETENTION_DAYS`); 0 keeps them. */
+  retentionDays: number;
+  /** USD per million tokens by model (the file's `prices`): the console's cost per day. */
+  prices?: Record<string, { input: number; output: number }>;
   /** The bot challenge for anonymous visitors (`AALIS_CHALLENGE*`, the file's `challenge`). */
   challenge?: ChallengeConfig;
   /** Signed visitor identity (`AALIS_AUTH*`, the file's `auth`); undefined without a secret or JWKS. */
@@ -165,6 +170,7 @@ export function loadConfig(env: Env, file?: ConfigFile): ServerConfig {
   const databaseUrl = problems.catch(() => serviceUrl(env, 'databaseUrl', settings.databaseUrl));
   const images = loadImageConfig(env, settings.images, problems);
   const page = problems.catch(() => onOffSetting(env, 'page')) ?? settings.page ?? true;
+  const retentionDays = problems.catch(() => limitSetting(env, 'retentionDays', settings.retentionDays)) ?? 0;
   const elicitationTimeoutMs =
     problems.catch(() => wholeSetting(env, 'elicitationTimeoutMs', settings.elicitationTimeoutMs)) ?? 0;
   problems.throwFound();
@@ -181,6 +187,8 @@ export function loadConfig(env: Env, file?: ConfigFile): ServerConfig {
     budgets: limits.budgets,
     ipLimits: { ...limits.ipLimits, trustProxy, ipv6Prefix },
     ...(adminToken ? { adminToken } : {}),
+    retentionDays,
+    ...(settings.prices ? { prices: settings.prices } : {}),
     ...(challenge ? { challenge } : {}),
     dataDir:
       isSet(env, 'AALIS_DATA_DIR') || settings.dataDir === undefined

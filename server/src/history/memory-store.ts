@@ -15,6 +15,19 @@ import {
   type StoredImage,
   type ToolExecutionStart,
 } from './store.js';
+import {
+  isAfter,
+  messageText,
+  ratingOf,
+  searchWords,
+  type ArchivedConversation,
+  type ConversationArchive,
+  type ConversationListing,
+  type ConversationListingPage,
+  type ConversationQuery,
+  type ArchivedMessage,
+  type TurnTiming,
+} from './archive.js';
 
 interface StoredSession {
   messages: ChatMessage[];
@@ -28,9 +41,15 @@ interface StoredSession {
   grants: Set<string>;
   /** Keyed by `executionKey(turnId, callId)`, in the order the calls started. */
   tools: Map<string, { turnId: string; callId: string; startedAt: number; ended: boolean }>;
+  /** The turns' timings, by answer id (archive.ts). */
+  timings: Map<string, TurnTiming>;
 }
 
-export class MemoryHistoryStore implements HistoryStore {
+/**
+ * Its archive (archive.ts) searches by scanning: the memory history is for tests and
+ * short-lived servers, never a site's years of conversations.
+ */
+export class MemoryHistoryStore implements HistoryStore, ConversationArchive {
   readonly #sessions = new Map<string, StoredSession>();
   readonly #images = new Map<string, StoredImage>();
   #additions = 0;
@@ -101,7 +120,14 @@ export class MemoryHistoryStore implements HistoryStore {
   ): Promise<void> {
     let session = this.#sessions.get(sessionId);
     if (!session) {
-      session = { messages: [], createdAt: now, owner, grants: new Set(), tools: new Map() };
+      session = {
+        messages: [],
+        createdAt: now,
+        owner,
+        grants: new Set(),
+        tools: new Map(),
+        timings: new Map(),
+      };
       this.#sessions.set(sessionId, session);
     }
     // A mark still here means the previous answer could not be stored: resolve it first.
@@ -211,6 +237,73 @@ export class MemoryHistoryStore implements HistoryStore {
     return count;
   }
 
+  async conversations(query: ConversationQuery): Promise<ConversationListingPage> {
+    const words = searchWords(query.q);
+    const found: ConversationListing[] = [];
+    for (const [sessionId, session] of this.#sessions) {
+      const listing = listingOf(sessionId, session);
+      if (!isAfter(query.cursor, listing)) continue;
+      if (query.rating && listing.rating !== query.rating) continue;
+      if (words.length && !session.messages.some((message) => holdsWords(message, words))) continue;
+      found.push(listing);
+    }
+    found.sort((a, b) => b.lastAt - a.lastAt || compareText(b.sessionId, a.sessionId));
+    const conversations = found.slice(0, query.limit);
+    const last = conversations.at(-1);
+    return found.length > query.limit && last
+      ? { conversations, next: { lastAt: last.lastAt, sessionId: last.sessionId } }
+      : { conversations };
+  }
+
+  async conversation(sessionId: string): Promise<ArchivedConversation | undefined> {
+    const session = this.#sessions.get(sessionId);
+    if (!session) return undefined;
+    const { owner: visitorId, createdAt: startedAt = 0, messages } = session;
+    return { sessionId, visitorId, startedAt, messages: messages.map((m) => structuredClone(m)) };
+  }
+
+  async *messages(from: number, to: number): AsyncIterable<ArchivedMessage> {
+    const found: Array<ArchivedMessage & { order: number }> = [];
+    for (const [sessionId, session] of this.#sessions)
+      session.messages.forEach((message, order) => {
+        if (message.createdAt >= from && message.createdAt < to)
+          found.push({ sessionId, visitorId: session.owner, message: structuredClone(message), order });
+      });
+    found.sort((a, b) => a.message.createdAt - b.message.createdAt || a.order - b.order);
+    for (const { order: _order, ...archived } of found) yield archived;
+  }
+
+  async recordTurn(timing: TurnTiming): Promise<void> {
+    const session = this.#sessions.get(timing.sessionId);
+    // Only for an answer stored: one erased (or never stored) leaves no timing behind.
+    if (session?.messages.some((m) => m.id === timing.messageId))
+      session.timings.set(timing.messageId, { ...timing });
+  }
+
+  async *timings(from: number, to: number): AsyncIterable<TurnTiming> {
+    for (const session of [...this.#sessions.values()])
+      for (const timing of session.timings.values())
+        if (timing.at >= from && timing.at < to) yield { ...timing };
+  }
+
+  async eraseVisitor(visitorId: string): Promise<string[]> {
+    return this.#erase((session) => session.owner === visitorId);
+  }
+
+  async eraseIdle(before: number): Promise<string[]> {
+    return this.#erase(
+      (session) =>
+        !session.running && (session.messages.at(-1)?.createdAt ?? session.createdAt ?? 0) < before,
+    );
+  }
+
+  #erase(erased: (session: StoredSession) => boolean): string[] {
+    const ids = [...this.#sessions].filter(([, session]) => erased(session)).map(([id]) => id);
+    for (const id of ids) this.#sessions.delete(id);
+    for (const [id, image] of this.#images) if (ids.includes(image.sessionId)) this.#images.delete(id);
+    return ids;
+  }
+
   async close(): Promise<void> {}
 
   #session(sessionId: string): StoredSession {
@@ -218,6 +311,25 @@ export class MemoryHistoryStore implements HistoryStore {
     if (!session) throw new Error(`unknown session ${sessionId}`);
     return session;
   }
+}
+
+function listingOf(sessionId: string, session: StoredSession): ConversationListing {
+  const rating = ratingOf(session.messages);
+  const startedAt = session.createdAt ?? 0;
+  return {
+    sessionId,
+    visitorId: session.owner,
+    startedAt,
+    lastAt: session.messages.at(-1)?.createdAt ?? startedAt,
+    messageCount: session.messages.length,
+    ...(rating ? { rating } : {}),
+  };
+}
+
+/** Whether every word starts a word of the message's text, as the databases' indexes match. */
+function holdsWords(message: ChatMessage, words: string[]): boolean {
+  const own = new Set(searchWords(messageText(message)));
+  return words.every((word) => [...own].some((mine) => mine.startsWith(word)));
 }
 
 function executionKey(turnId: string, callId: string): string {

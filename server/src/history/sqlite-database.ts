@@ -60,3 +60,12 @@ export function firstColumn<T>(row: Record<string, unknown> | undefined): T | un
   for (const key in row) return row[key] as T;
   return undefined;
 }
+
+/**
+ * Brings a table of an older file up to date in place: the column is added, and the rows
+ * from before have it NULL (a session without an owner, a mark without a turn id).
+ */
+export function addMissingColumn(db: Database, table: string, column: string, type: string): void {
+  const columns = db.prepare(`PRAGMA table_info(${table})`).all() as unknown as Array<{ name: string }>;
+  if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
+}

@@ -20,6 +20,7 @@ import {
   type ToolExecutionStart,
 } from './store.js';
 import {
+  addMissingColumn,
   firstColumn,
   inTransaction,
   openDatabase,
@@ -374,13 +375,4 @@ export class SqliteHistoryStore implements HistoryStore {
   #insertMessage(sessionId: string, message: ChatMessage): void {
     this.#statements.insertMessage.run(sessionId, message.id, JSON.stringify(message));
   }
-}
-
-/**
- * Brings a table of an older file up to date in place: the column is added, and the rows
- * from before have it NULL (a session without an owner, a mark without a turn id).
- */
-function addMissingColumn(db: Database, table: string, column: string, type: string): void {
-  const columns = db.prepare(`PRAGMA table_info(${table})`).all() as unknown as Array<{ name: string }>;
-  if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
 }

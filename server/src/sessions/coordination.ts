@@ -91,6 +91,11 @@ export interface SessionCoordination {
    * that misses it has it in the history at its next reload.
    */
   share(sessionId: string, frameJson: string): void;
+  /**
+   * Drops everything kept of these sessions for other instances (their logs, snapshots,
+   * decisions): the owner erased them, and no turn runs in them any more.
+   */
+  forget(sessionIds: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
 

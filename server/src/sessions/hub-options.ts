@@ -152,6 +152,7 @@ export interface TurnStart {
 
 /** A turn that ended, as `onTurnEnded` hears it. No session id: it is the key to a conversation. */
 export interface TurnSummary {
+  sessionId: string;
   /** The answer's message id. */
   messageId: string;
   status: ChatMessage['status'];

@@ -68,6 +68,11 @@ export class LocalCoordination implements SessionCoordination {
 
   share(_sessionId: string, _frameJson: string): void {}
 
+  /** One instance keeps nothing of a session outside its memory and the history. */
+  forget(_sessionIds: readonly string[]): Promise<void> {
+    return Promise.resolve();
+  }
+
   close(): Promise<void> {
     return Promise.resolve();
   }

@@ -55,8 +55,12 @@ export class SessionBroadcast {
    */
   take(session: Session, frame: ServerFrame, json = new FrameJson(frame)): FrameJson {
     if (frame.type === 'user_message' || frame.type === 'message') session.epoch++;
-    // Deleted, here or on another instance: its tabs leave it, and nothing starts in it.
-    if (frame.type === 'session_deleted') session.deleted = true;
+    // Deleted, here or on another instance: its tabs leave it, and nothing starts in it. A
+    // turn it runs here stops (the owner erased it mid-answer: the answer has no home).
+    if (frame.type === 'session_deleted') {
+      session.deleted = true;
+      session.turn?.controller.abort();
+    }
     const view = reduce(session.view, frame, this.now());
     // History is the store's job: the buffer keeps only the running turn, so it stays small.
     session.view = view.messages.length ? { ...view, messages: [] } : view;

@@ -190,6 +190,26 @@ export class SessionHub {
     return live && !live.deleted && this.#registry.answering(live) ? live : undefined;
   }
 
+  /**
+   * The owner erased these sessions (the console, admin/): every tab that has one open
+   * leaves it, and a turn running in one stops, on whichever instance runs it
+   * (`session_deleted`, session-broadcast.ts). Once none runs (or `waitMs` passed), what
+   * the coordination kept of them for other instances goes too.
+   */
+  async erased(sessionIds: readonly string[], waitMs = 10_000): Promise<void> {
+    for (const sessionId of sessionIds)
+      this.#broadcast.share(sessionId, { type: 'session_deleted', sessionId });
+    const { coordination } = this.#settings;
+    const deadline = Date.now() + waitMs;
+    for (const sessionId of sessionIds)
+      while (
+        Date.now() < deadline &&
+        (this.#registry.get(sessionId)?.turn || (await coordination.isRunning(sessionId)))
+      )
+        await new Promise((resolve) => setTimeout(resolve, 50));
+    await coordination.forget(sessionIds);
+  }
+
   /** The peer's connection ended or moved to another session. */
   leave(peer: Peer, sessionId: string): void {
     this.#registry.leave(peer, sessionId);

@@ -418,6 +418,7 @@ export class TurnRunner {
     );
     try {
       onTurnEnded({
+        sessionId,
         messageId: message.id,
         status: message.status,
         ms,

@@ -11,13 +11,49 @@ export const ADMIN_SETTINGS: Setting[] = [
     variables: [
       variable(
         'AALIS_ADMIN_TOKEN',
-        'bearer token of POST /admin/pause, /admin/resume and GET /admin/status (without it those routes answer 404)',
+        "the owner's token: the console at /admin (transcripts, search, export, erasure) and the switch POST /admin/pause, /admin/resume (without it /admin/* answer 404)",
       ),
     ],
     schema: { type: 'string', minLength: 16 },
     description:
-      "bearer token of the owner's switch: POST /admin/pause and /admin/resume, GET /admin/status, and `aalis-server pause|resume`. At least 16 characters; without it the routes answer 404.",
+      "the owner's token: the console at /admin and its API /admin/api/* (conversations, search, transcripts, erasing a visitor), and the switch POST /admin/pause and /admin/resume, GET /admin/status, `aalis-server pause|resume`. At least 16 characters; without it every /admin route answers 404.",
     mask: 'secret',
+  },
+  {
+    key: 'retentionDays',
+    variables: [
+      variable(
+        'AALIS_RETENTION_DAYS',
+        'conversations idle longer than this many days are erased, checked hourly (0: kept)',
+      ),
+    ],
+    schema: { type: 'integer', minimum: 0, maximum: 36_500 },
+    description:
+      'conversations whose last message is older than this many days are erased (with their feedback and uploads), checked hourly; 0 keeps them. A conversation with a turn running is never erased.',
+    default: 0,
+  },
+  {
+    key: 'prices',
+    variables: [],
+    schema: {
+      type: 'object',
+      propertyNames: {
+        description: 'a model name, as the provider is given it',
+        minLength: 1,
+        maxLength: 200,
+      },
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['input', 'output'],
+        properties: {
+          input: { type: 'number', minimum: 0, description: 'USD per million input (prompt) tokens' },
+          output: { type: 'number', minimum: 0, description: 'USD per million output (completion) tokens' },
+        },
+      },
+    },
+    description:
+      'What the models cost, in USD per million tokens, by model name: the console shows the cost per day ({"gpt-4o-mini": {"input": 0.15, "output": 0.6}}).',
   },
 ];
 
