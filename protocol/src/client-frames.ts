@@ -102,6 +102,15 @@ export const RenameSessionFrameSchema = v.object({
   title: v.pipe(v.string(), v.minLength(1), v.maxLength(Limits.sessionTitle)),
 });
 
+/**
+ * The visitor asks for a person (section 8): the conversation's handoff becomes `waiting`
+ * and the site is told. Only where `ready` says `handoffOffered`.
+ */
+export const HandoffRequestFrameSchema = v.object({
+  type: v.literal('handoff'),
+  reason: v.optional(v.pipe(v.string(), v.maxLength(Limits.handoffReason))),
+});
+
 /** Deletes one of the visitor's conversations (not while it answers); answered with `sessions`. */
 export const DeleteSessionFrameSchema = v.object({
   type: v.literal('delete_session'),
@@ -147,6 +156,7 @@ export type RenameSessionFrame = v.InferOutput<typeof RenameSessionFrameSchema>;
 export type DeleteSessionFrame = v.InferOutput<typeof DeleteSessionFrameSchema>;
 export type ElicitationAnswerFrame = v.InferOutput<typeof ElicitationAnswerFrameSchema>;
 export type AppToolCallFrame = v.InferOutput<typeof AppToolCallFrameSchema>;
+export type HandoffRequestFrame = v.InferOutput<typeof HandoffRequestFrameSchema>;
 export type ClientFrame =
   | HelloFrame
   | SendFrame
@@ -160,7 +170,8 @@ export type ClientFrame =
   | RenameSessionFrame
   | DeleteSessionFrame
   | ElicitationAnswerFrame
-  | AppToolCallFrame;
+  | AppToolCallFrame
+  | HandoffRequestFrame;
 
 /** Schema of each client frame, by its `type`. */
 export const clientFrameSchemas = {
@@ -177,4 +188,5 @@ export const clientFrameSchemas = {
   delete_session: DeleteSessionFrameSchema,
   elicitation_answer: ElicitationAnswerFrameSchema,
   app_tool_call: AppToolCallFrameSchema,
+  handoff: HandoffRequestFrameSchema,
 } as const;

@@ -121,6 +121,8 @@ export const Limits = {
   historyPage: 100,
   /** A visitor's comment with a thumbs up or down. */
   feedbackComment: 2_000,
+  /** A visitor's reason for asking for a person (`handoff`), in characters. */
+  handoffReason: 500,
   /** A conversation's name. */
   sessionTitle: 120,
   /** Most conversations one `sessions` frame lists. */

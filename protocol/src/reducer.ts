@@ -19,6 +19,7 @@ import type {
 import type {
   ChatMessage,
   Elicitation,
+  Handoff,
   Part,
   ToolApproval,
   ToolCallPart,
@@ -56,6 +57,8 @@ export interface ChatView {
   messages: readonly ChatMessage[];
   /** The turn in progress, or null when none runs. */
   turn: TurnView | null;
+  /** The conversation's handoff to a person (section 8), while a person is asked for or answers. */
+  handoff?: Handoff;
 }
 
 /** Frames the reducer understands: every server frame, and `abort` for a client that stops at once. */
@@ -77,7 +80,8 @@ const emptyTurn = (): TurnView => ({
 export function reduce(view: ChatView, frame: ViewFrame, now: number): ChatView {
   if (frame.type === 'ready') {
     // A (re)bound connection: the history is the server's, nothing else carries over.
-    return { sessionId: frame.sessionId, messages: frame.messages, turn: null };
+    const fresh = { sessionId: frame.sessionId, messages: frame.messages, turn: null };
+    return frame.handoff ? { ...fresh, handoff: frame.handoff } : fresh;
   }
   if (frame.type === 'abort') {
     return withTurn(view, view.turn && clearElicitations(clearApprovals(clearProgress(view.turn))));
@@ -94,8 +98,17 @@ export function reduce(view: ChatView, frame: ViewFrame, now: number): ChatView 
       // Nothing of it is left to show; the client leaves it (a new hello).
       return { sessionId: view.sessionId, messages: [], turn: null };
     case 'user_message':
-      // A new turn starts from nothing.
-      return { ...view, messages: appendMessage(view.messages, frame.message), turn: emptyTurn() };
+      // A new turn starts from nothing; a message for the person who answers starts none.
+      return {
+        ...view,
+        messages: appendMessage(view.messages, frame.message),
+        turn: frame.message.toOperator ? view.turn : emptyTurn(),
+      };
+    case 'handoff': {
+      const { type: _type, sessionId: _session, state, ...rest } = frame;
+      const { handoff: _was, ...without } = view;
+      return state === 'off' ? without : { ...view, handoff: { state, ...rest } };
+    }
     case 'stream':
       return withTurn(view, applyStream(withoutStatus(view.turn ?? emptyTurn()), frame, now));
     case 'tool_execute':
@@ -119,6 +132,9 @@ export function reduce(view: ChatView, frame: ViewFrame, now: number): ChatView 
     case 'stream_resume':
       return withTurn(view, turnFromSnapshot(frame));
     case 'message': {
+      // A person's reply is no turn's end: a turn running on goes on.
+      if (frame.message.role === 'operator')
+        return { ...view, messages: appendMessage(view.messages, frame.message) };
       const message = withKnownArguments(frame.message, view.turn);
       return { ...view, messages: appendMessage(view.messages, message), turn: null };
     }

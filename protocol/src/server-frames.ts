@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import {
   ChatMessageSchema,
   FeedbackSchema,
+  HandoffSchema,
   ImageMimeTypeSchema,
   SessionSummarySchema,
   CountSchema,
@@ -65,6 +66,10 @@ export const ReadyFrameSchema = v.object({
    * key): it has a conversation list (`list_sessions`). Absent otherwise.
    */
   conversations: v.optional(v.boolean()),
+  /** True when the site offers a person (section 8): the visitor may send `handoff`. */
+  handoffOffered: v.optional(v.literal(true)),
+  /** The conversation's handoff, when a person was asked for or answers (section 8). */
+  handoff: v.optional(HandoffSchema),
 });
 
 /** Older messages, answering a client's `history` frame; they go before those it has. */
@@ -229,6 +234,20 @@ export const SessionsFrameSchema = v.object({
 });
 
 /**
+ * The conversation's handoff changed (section 8): a person was asked for (`waiting`), one
+ * answers (`active`), or the conversation went back to the model (`off`). Every
+ * connection of the session gets it.
+ */
+export const HandoffFrameSchema = v.object({
+  type: v.literal('handoff'),
+  sessionId: v.string(),
+  state: v.picklist(['off', 'waiting', 'active']),
+  operator: v.optional(v.string()),
+  reason: v.optional(v.string()),
+  since: TimestampSchema,
+});
+
+/**
  * The session was deleted by its owner (in this tab or another, on any instance): every
  * connection bound to it is told, and leaves it as for a new conversation.
  */
@@ -297,6 +316,7 @@ export type ElicitationFrame = v.InferOutput<typeof ElicitationFrameSchema>;
 export type ElicitationSettledFrame = v.InferOutput<typeof ElicitationSettledFrameSchema>;
 export type ElicitationCompleteFrame = v.InferOutput<typeof ElicitationCompleteFrameSchema>;
 export type AppToolResultFrame = v.InferOutput<typeof AppToolResultFrameSchema>;
+export type HandoffFrame = v.InferOutput<typeof HandoffFrameSchema>;
 export type ServerFrame =
   | ReadyFrame
   | UserMessageFrame
@@ -314,7 +334,8 @@ export type ServerFrame =
   | ElicitationFrame
   | ElicitationSettledFrame
   | ElicitationCompleteFrame
-  | AppToolResultFrame;
+  | AppToolResultFrame
+  | HandoffFrame;
 
 /** Schema of each server frame, by its `type`. */
 export const serverFrameSchemas = {
@@ -335,4 +356,5 @@ export const serverFrameSchemas = {
   elicitation_settled: ElicitationSettledFrameSchema,
   elicitation_complete: ElicitationCompleteFrameSchema,
   app_tool_result: AppToolResultFrameSchema,
+  handoff: HandoffFrameSchema,
 } as const;

@@ -315,7 +315,11 @@ export type ImageRef = v.InferOutput<typeof ImageRefSchema>;
 
 export const ChatMessageSchema = v.object({
   id: v.string(),
-  role: v.picklist(['user', 'assistant']),
+  /**
+   * `operator`: a person who joined the conversation (a handoff, section 8), never the
+   * model; its `author` names them.
+   */
+  role: v.picklist(['user', 'assistant', 'operator']),
   parts: v.array(PartSchema),
   createdAt: TimestampSchema,
   /** Assistant messages only: how the turn ended. */
@@ -332,8 +336,30 @@ export const ChatMessageSchema = v.object({
   replaces: v.optional(v.string()),
   /** User messages: the images attached to the question, in the order attached. */
   images: v.optional(v.array(ImageRefSchema)),
+  /** Operator messages: the person's name as the site shows it. */
+  author: v.optional(v.string()),
+  /**
+   * User messages sent while a person answers (a handoff `active`): for the person, not
+   * the model; no turn follows.
+   */
+  toOperator: v.optional(v.literal(true)),
 });
 export type ChatMessage = v.InferOutput<typeof ChatMessageSchema>;
+
+/**
+ * Where a conversation stands with a person (section 8): `waiting` once the visitor (or
+ * the agent) asked for one, `active` once one answered; no handoff is `off`.
+ */
+export const HandoffSchema = v.object({
+  state: v.picklist(['waiting', 'active']),
+  /** The person answering (`active`), by the name the site shows. */
+  operator: v.optional(v.string()),
+  /** Why a person was asked for, in the visitor's (or the agent's) words. */
+  reason: v.optional(v.string()),
+  /** Server time it came to this state. */
+  since: TimestampSchema,
+});
+export type Handoff = v.InferOutput<typeof HandoffSchema>;
 
 /**
  * The agent's event on `outbound:stream`: a provider chunk forwarded unchanged for a

@@ -8,6 +8,7 @@ import type {
   ElicitationSettledFrame,
   ErrorFrame,
   FeedbackStoredFrame,
+  HandoffFrame,
   ImageRef,
   MessageFrame,
   ReadyFrame,
@@ -257,4 +258,33 @@ export const appToolResult = (requestId: string, text: string): AppToolResultFra
   type: 'app_tool_result',
   requestId,
   result: { content: [{ type: 'text', text }], structuredContent: { text } },
+});
+
+/** The conversation's handoff changed (section 8). */
+export const handoff = (
+  state: 'off' | 'waiting' | 'active',
+  since: number,
+  operator?: string,
+  reason?: string,
+): HandoffFrame => ({
+  type: 'handoff',
+  sessionId: SESSION,
+  state,
+  since,
+  ...(operator ? { operator } : {}),
+  ...(reason ? { reason } : {}),
+});
+
+/** A person's reply in the conversation. */
+export const operatorMessage = (id: string, text: string, author = 'Ada'): MessageFrame => ({
+  type: 'message',
+  sessionId: SESSION,
+  message: { id, role: 'operator', author, parts: [{ type: 'text', text }], createdAt: 1_000 },
+});
+
+/** A visitor's message for the person answering: no turn follows. */
+export const toOperator = (id: string, text: string): UserMessageFrame => ({
+  type: 'user_message',
+  sessionId: SESSION,
+  message: { id, role: 'user', parts: [{ type: 'text', text }], createdAt: 1_000, toOperator: true },
 });

@@ -17,13 +17,16 @@ import {
   error,
   feedback,
   formElicitation,
+  handoff,
   interruptedMessage,
+  operatorMessage,
   progress,
   ready,
   reasoning,
   retrying,
   stream,
   text,
+  toOperator,
   toolDeclined,
   toolEnd,
   toolProgress,
@@ -228,6 +231,23 @@ const frameArb: fc.Arbitrary<ViewFrame> = fc.oneof(
     weight: 1,
     arbitrary: fc.constantFrom(error('upstream', SESSION), error('busy'), { type: 'abort' } as ViewFrame),
   },
+  {
+    // A person is asked for, answers (during a turn or not), and gives the conversation
+    // back; a visitor's message for them starts no turn.
+    weight: 2,
+    arbitrary: fc.oneof(
+      fc
+        .tuple(
+          fc.constantFrom('off' as const, 'waiting' as const, 'active' as const),
+          fc.nat(900_000),
+          fc.option(fc.constantFrom('Ada', 'Grace'), { nil: undefined }),
+          fc.option(delta, { nil: undefined }),
+        )
+        .map(([state, since, operator, reason]) => handoff(state, since, operator, reason)),
+      fc.tuple(fc.uuid(), delta).map(([id, t]) => operatorMessage(id, t)),
+      fc.tuple(fc.uuid(), delta).map(([id, t]) => toOperator(id, t)),
+    ),
+  },
   // The owner deletes the conversation (rarely, in the middle of anything).
   { weight: 1, arbitrary: fc.constant({ type: 'session_deleted', sessionId: SESSION } as ViewFrame) },
 );
@@ -251,8 +271,10 @@ test('snapshot at any cut plus the remaining frames equals applying all frames',
       for (let cut = 0; cut <= timed.length; cut++) {
         const server = apply(start, timed.slice(0, cut));
         const at = timed[cut - 1]?.now ?? 9_000;
-        // What the server sends a connection that says hello at the cut.
-        let client = reduce(emptyView, { ...ready([...server.messages]), serverTime: at }, at);
+        // What the server sends a connection that says hello at the cut: the history, and
+        // the conversation's handoff.
+        const hello = { ...ready([...server.messages]), serverTime: at };
+        let client = reduce(emptyView, server.handoff ? { ...hello, handoff: server.handoff } : hello, at);
         const resume = snapshot(server, at);
         if (resume) client = reduce(client, resume, at);
         expect(apply(client, timed.slice(cut))).toEqual(whole);

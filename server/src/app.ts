@@ -118,6 +118,7 @@ export async function createAalisServer(
     ...(config.adminToken ? { adminToken: config.adminToken } : {}),
     ...(config.retentionDays ? { retentionDays: config.retentionDays } : {}),
     ...(config.prices ? { prices: config.prices } : {}),
+    ...(config.handoff ? { handoff: handoffOptions(config) } : {}),
     ...(config.challenge ? { challenge: config.challenge } : {}),
     // The owner's pause holds for every instance (Redis) and across restarts (the data folder).
     ...(redis
@@ -234,4 +235,21 @@ async function openHistory(config: ServerConfig): Promise<HistoryStore> {
   } catch (error) {
     throw new ConfigError(dataDirProblem(error, config.dataDir));
   }
+}
+
+/**
+ * The handoff's options: the webhook signed with its own secret, else the admin token;
+ * the console's address from the first public host (behind TLS), else this server's own.
+ */
+function handoffOptions(config: ServerConfig) {
+  const handoff = config.handoff!;
+  const named = config.publicHosts.find((host) => host !== '*' && !host.includes('*'));
+  const listen = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const consoleUrl =
+    handoff.consoleUrl ??
+    (named
+      ? `https://${named}/admin`
+      : `http://${listen.includes(':') ? `[${listen}]` : listen}:${config.port}/admin`);
+  const webhookSecret = handoff.webhookSecret ?? config.adminToken;
+  return { ...handoff, consoleUrl, ...(webhookSecret ? { webhookSecret } : {}) };
 }

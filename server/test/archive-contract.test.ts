@@ -8,11 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChatMessage } from '@aalis/protocol';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { archiveOf } from '../src/history/archive-of.js';
 import { transcriptOf, type ConversationArchive } from '../src/history/archive.js';
 import { MemoryHistoryStore } from '../src/history/memory-store.js';
-import { PostgresHistoryStore } from '../src/history/postgres-store.js';
+import { MIGRATIONS, applyMigrations } from '../src/history/postgres-migrations.js';
+import { inTransaction, PostgresHistoryStore } from '../src/history/postgres-store.js';
 import { SqliteHistoryStore } from '../src/history/sqlite-store.js';
 import type { HistoryStore } from '../src/history/store.js';
 import { startPostgres, type TestPostgres } from './services/postgres.js';
@@ -359,6 +361,63 @@ describe.each(backends.map((backend) => [backend.name, backend] as const))('%s a
     expect((await byTime(0, T0 + 2 * DAY)).map((t) => t.messageId)).toEqual(['t-a0']);
   });
 
+  test('keeps a handoff and the messages written outside turns, even for a session with no message yet', async () => {
+    const { store, archive, reopen } = await fresh();
+    await exchange(store, 's', 'user:a', 0, T0);
+    expect(await archive.handoff('s')).toBeUndefined();
+    await archive.setHandoff('s', { state: 'waiting', reason: 'refund', since: T0 + 5_000 }, 'user:a');
+    await archive.appendMessage(
+      's',
+      {
+        id: 'op1',
+        role: 'operator',
+        author: 'Ada',
+        parts: [{ type: 'text', text: 'Hello there' }],
+        createdAt: T0 + 6_000,
+      },
+      'user:a',
+    );
+    await archive.setHandoff(
+      's',
+      { state: 'active', operator: 'Ada', reason: 'refund', since: T0 + 6_000 },
+      'user:a',
+    );
+    // Asked for before any question: the session is made, with its owner.
+    await archive.setHandoff('fresh', { state: 'waiting', since: T0 + 7_000 }, 'anon:b');
+    const check = async (s: HistoryStore, a: ConversationArchive) => {
+      expect(await a.handoff('s')).toEqual({
+        state: 'active',
+        operator: 'Ada',
+        reason: 'refund',
+        since: T0 + 6_000,
+      });
+      expect(await s.ownerOf('fresh')).toBe('anon:b');
+      expect((await s.page('s', { limit: 10 })).messages.map((m) => m.id)).toEqual(['s-u0', 's-a0', 'op1']);
+      const listed = async (handoff?: 'waiting' | 'active') =>
+        (await a.conversations({ limit: 10, ...(handoff ? { handoff } : {}) })).conversations.map((c) => [
+          c.sessionId,
+          c.handoff ?? null,
+        ]);
+      expect(await listed('active')).toEqual([['s', 'active']]);
+      expect(await listed('waiting')).toEqual([['fresh', 'waiting']]);
+      expect(
+        (await a.conversations({ limit: 10, q: 'hello there' })).conversations.map((c) => c.sessionId),
+      ).toEqual(['s']);
+      // The person's message is the latest activity.
+      expect((await a.conversations({ limit: 10 })).conversations[1]).toMatchObject({
+        sessionId: 's',
+        lastAt: T0 + 6_000,
+      });
+    };
+    await check(store, archive);
+    if (reopen) {
+      const again = await reopen();
+      await check(again, archiveOf(again)!);
+    }
+    await archive.setHandoff('s', null, 'user:a');
+    expect(await archive.handoff('s')).toBeUndefined();
+  });
+
   test('erases conversations idle since before a time, never one with a turn running', async () => {
     const { store, archive } = await fresh();
     await exchange(store, 'stale', 'user:a', 0, T0);
@@ -369,6 +428,113 @@ describe.each(backends.map((backend) => [backend.name, backend] as const))('%s a
     expect((await archive.conversations({ limit: 10 })).conversations.map((c) => c.sessionId)).toEqual([
       'revived',
       'running',
+    ]);
+  });
+});
+
+describe('PostgreSQL archive', () => {
+  const open = async (url: string) => {
+    const store = await PostgresHistoryStore.open(url, { max: 4 });
+    openStores.push(store);
+    return { store, archive: archiveOf(store)! };
+  };
+
+  test('reads bodies PostgreSQL’s JSON cannot: a NUL, a lone surrogate, a backslash before u0000', async () => {
+    const { store, archive } = await open(await (await thePostgres()).createDatabase());
+    const question = 'refund\u0000please, path C:\\u0000dir';
+    const reply = 'broken \ud83e emoji, five\u0000days';
+    await exchange(store, 'odd', 'user:a', 0, T0, question, reply);
+    await exchange(store, 'plain', 'user:b', 0, T0 + DAY);
+    await store.setFeedback('odd', 'odd-a0', { rating: 'up', comment: 'nul \u0000 here' });
+    const found = async (q: string) =>
+      (await archive.conversations({ limit: 10, q })).conversations.map((c) => c.sessionId);
+    // A NUL separates words, as any character but a letter or digit does.
+    expect(await found('refund please')).toEqual(['odd']);
+    expect(await found('u0000dir')).toEqual(['odd']);
+    expect(await found('emoji five days')).toEqual(['odd']);
+    expect(await found('refundplease')).toEqual([]);
+    expect((await archive.conversations({ limit: 10, rating: 'up' })).conversations).toEqual([
+      {
+        sessionId: 'odd',
+        visitorId: 'user:a',
+        startedAt: T0,
+        lastAt: T0 + 1_000,
+        messageCount: 2,
+        rating: 'up',
+      },
+    ]);
+    const lines = await all(transcriptOf(archive.messages(T0, T0 + 2_000)));
+    expect(lines.map((line) => line.text)).toEqual([question, reply]);
+    expect((await archive.conversation('odd'))?.messages[1]?.feedback).toEqual({
+      rating: 'up',
+      comment: 'nul \u0000 here',
+    });
+  });
+
+  test('keeps a handoff whose reason holds a NUL, and lists by its state', async () => {
+    const { archive } = await open(await (await thePostgres()).createDatabase());
+    const handoff = { state: 'waiting' as const, reason: 'a person\u0000please', since: T0 };
+    await archive.setHandoff('h', handoff, 'anon:v');
+    expect(await archive.handoff('h')).toEqual(handoff);
+    await archive.appendMessage('h', message('h-u0', 'user', 'hello?', T0 + 1_000), 'anon:v');
+    expect((await archive.conversations({ limit: 10, handoff: 'waiting' })).conversations).toEqual([
+      {
+        sessionId: 'h',
+        visitorId: 'anon:v',
+        startedAt: T0,
+        lastAt: T0 + 1_000,
+        messageCount: 1,
+        handoff: 'waiting',
+      },
+    ]);
+    await archive.setHandoff('h', null, 'anon:v');
+    expect(await archive.handoff('h')).toBeUndefined();
+    expect((await archive.conversations({ limit: 10, handoff: 'waiting' })).conversations).toEqual([]);
+  });
+
+  test('migration 4 fills in what a database of versions 1 to 3 holds', async () => {
+    const url = await (await thePostgres()).createDatabase();
+    const before = new pg.Pool({ connectionString: url });
+    try {
+      await inTransaction(before, (client) =>
+        applyMigrations(
+          client,
+          MIGRATIONS.filter((migration) => migration.version <= 3),
+        ),
+      );
+      const bodies = [
+        message('m1', 'user', 'where is my parcel\u0000?', T0),
+        { ...message('m2', 'assistant', 'It left the depot.', T0 + 5_000), feedback: { rating: 'down' } },
+      ];
+      await before.query(
+        `INSERT INTO sessions (id, created_at, owner) VALUES ('old', $1, 'user:a'), ('empty', $2, NULL)`,
+        [T0, T0 + DAY],
+      );
+      for (const body of bodies)
+        await before.query(`INSERT INTO messages (session_id, id, body) VALUES ('old', $1, $2)`, [
+          body.id,
+          JSON.stringify(body),
+        ]);
+    } finally {
+      await before.end();
+    }
+    const { archive } = await open(url);
+    expect((await archive.conversations({ limit: 10 })).conversations).toEqual([
+      { sessionId: 'empty', visitorId: null, startedAt: T0 + DAY, lastAt: T0 + DAY, messageCount: 0 },
+      {
+        sessionId: 'old',
+        visitorId: 'user:a',
+        startedAt: T0,
+        lastAt: T0 + 5_000,
+        messageCount: 2,
+        rating: 'down',
+      },
+    ]);
+    expect((await archive.conversations({ limit: 10, q: 'parc depot' })).conversations).toEqual([]);
+    expect((await archive.conversations({ limit: 10, q: 'parc' })).conversations[0]?.sessionId).toBe('old');
+    expect((await all(transcriptOf(archive.messages(T0, T0 + DAY)))).map((line) => line.messageId)).toEqual([
+      'm1',
+      'm2',
     ]);
   });
 });

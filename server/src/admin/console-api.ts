@@ -11,7 +11,10 @@ import {
   type ConversationArchive,
   type ListingCursor,
 } from '../history/archive.js';
+import type { HistoryStore } from '../history/store.js';
+import type { SessionHub } from '../sessions/session-hub.js';
 import { dayStats, type ModelPrices } from './day-stats.js';
+import { registerHandoffRoutes } from './handoff-routes.js';
 import { dayRange, transcriptStream, type TranscriptFormat } from './transcript-export.js';
 import type { OwnerAccess, OwnerProof } from './owner-access.js';
 import type { VisitorErasure } from './visitor-erasure.js';
@@ -25,6 +28,9 @@ export interface ConsoleApiOptions {
   access: OwnerAccess;
   archive: ConversationArchive;
   erasure: VisitorErasure;
+  /** The conversations' hub and history: a person's replies and watching live (handoff-routes.ts). */
+  hub: SessionHub;
+  store: HistoryStore;
   /** USD per million tokens by model: the stats' `costUsd`. */
   prices?: ModelPrices;
   /** The host guard and the security headers, as every route of the plugin has them. */
@@ -64,11 +70,13 @@ export function registerConsoleApi(app: FastifyInstance, options: ConsoleApiOpti
   app.get(`${CONSOLE_API}/session`, { onRequest }, async () => ({}));
 
   app.get<{ Querystring: Query }>(`${CONSOLE_API}/conversations`, { onRequest }, async (request, reply) => {
-    const { q, rating, limit, cursor } = request.query;
+    const { q, rating, handoff, limit, cursor } = request.query;
     if (q !== undefined && q.length > MAX_QUERY_CHARS)
       return badRequest(reply, `q: at most ${MAX_QUERY_CHARS} characters`);
     if (rating !== undefined && rating !== 'up' && rating !== 'down')
       return badRequest(reply, "rating: 'up' or 'down'");
+    if (handoff !== undefined && handoff !== 'waiting' && handoff !== 'active')
+      return badRequest(reply, "handoff: 'waiting' or 'active'");
     const count = limit === undefined ? DEFAULT_LISTING : Number(limit);
     if (!Number.isInteger(count) || count < 1 || count > MAX_LISTING)
       return badRequest(reply, `limit: a whole number from 1 to ${MAX_LISTING}`);
@@ -78,9 +86,10 @@ export function registerConsoleApi(app: FastifyInstance, options: ConsoleApiOpti
       limit: count,
       ...(q ? { q } : {}),
       ...(rating ? { rating } : {}),
+      ...(handoff ? { handoff } : {}),
       ...(after ? { cursor: after } : {}),
     });
-    audit(request, 'list', { q, rating });
+    audit(request, 'list', { q, rating, handoff });
     return {
       conversations: page.conversations.map((listing) => ({
         ...listing,
@@ -139,6 +148,8 @@ export function registerConsoleApi(app: FastifyInstance, options: ConsoleApiOpti
       return reply.code(204).send();
     },
   );
+
+  registerHandoffRoutes(app, CONSOLE_API, { hub: options.hub, store: options.store, onRequest, audit });
 }
 
 async function noStore(_request: FastifyRequest, reply: FastifyReply) {

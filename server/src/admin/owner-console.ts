@@ -54,6 +54,8 @@ export function registerOwnerConsole(app: FastifyInstance, options: OwnerConsole
       access,
       archive,
       erasure,
+      hub,
+      store,
       guarded: options.guarded,
       ...(options.prices ? { prices: options.prices } : {}),
     });

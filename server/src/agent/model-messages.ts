@@ -33,6 +33,12 @@ export function toModelMessages(
   const out: ModelMessage[] = [];
   for (const message of messages) {
     if (message.role === 'user') out.push(userMessage(message, images));
+    // A person's reply (a handoff): the model reads it as said on its side, and by whom.
+    else if (message.role === 'operator')
+      out.push({
+        role: 'assistant',
+        content: `(${message.author ?? 'A person'} from the site wrote:) ${textOf(message.parts, 'text')}`,
+      });
     else out.push(...assistantRounds(message));
   }
   return out;

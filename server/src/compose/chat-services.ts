@@ -29,6 +29,10 @@ import { McpToolSource } from '../tools/mcp/mcp-tool-source.js';
 import { ServerMetrics } from '../observability/metrics.js';
 import { createUpstreamAgent, type UpstreamAgentSettings } from '../upstream/registry.js';
 import { announcingErrors, createChatEvents, hearErrors, type ChatEvents } from '../transport/chat-events.js';
+import { handoffWebhook } from '../admin/handoff-webhook.js';
+import { archiveOf } from '../history/archive-of.js';
+import type { HandoffRequest, HandoffSettings } from '../sessions/handoff-desk.js';
+import { handoffTool } from '../tools/handoff-tool.js';
 
 export interface ChatServicesOptions {
   /** The model that answers, with `model`, through the built-in agent and our tools; or give `agent`. */
@@ -71,6 +75,13 @@ export interface ChatServicesOptions {
   mcpServers?: McpServersConfig;
   /** Where history is kept; in memory by default (lost on restart). */
   store?: HistoryStore;
+  /**
+   * A person visitors may ask for (PROTOCOL.md section 8): the widget offers "Talk to a
+   * person", the model a `handoff` tool, and a person answers from the console. `webhook`
+   * is POSTed each request, signed with `webhookSecret`; `consoleUrl` is where its `url`
+   * points (default `/admin`). Needs a built-in history store.
+   */
+  handoff?: { webhook?: string; webhookSecret?: string; operatorName?: string; consoleUrl?: string };
   /**
    * Answers the history could not store yet (it is down, its disk full): where they are
    * kept until it takes them (`keeper`: a spool in the data folder, Redis with several
@@ -195,6 +206,7 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
   const counters = options.budgetStore ?? budgetStoreFor(store);
   const budgets = budgetsFor(options, counters);
   const pause = options.pauseSwitch ?? new MemoryPauseSwitch();
+  const handoff = options.handoff && handoffSettings(options.handoff, store, log);
   if (budgets) metrics.observeBudgets(budgets);
   const hub = new SessionHub({
     agent,
@@ -203,6 +215,7 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
     ...options.sessions,
     keeper: answers,
     ...(budgets ? { budgets } : {}),
+    ...(handoff ? { handoff } : {}),
     pause,
     // The one place that picks how this instance works with others: alone, or through the cluster.
     cluster: cluster ?? options.sessions?.cluster ?? new LocalCoordination(),
@@ -219,6 +232,9 @@ export function createChatServices(options: ChatServicesOptions, logger: Logger)
       options.sessions?.onFeedback?.(rating);
     },
   });
+  // The model may ask for a person itself (an agent of its own has its own tools).
+  if (hub.handoffs && !upstream)
+    tools.add(handoffTool((sessionId, reason) => hub.handoffs!.requestForTurn(sessionId, reason)));
   agent.on('tool:execute', (event) => {
     if (event.phase === 'end') events.emit('tool:ran', event);
   });
@@ -301,4 +317,29 @@ function budgetsFor(options: ChatServicesOptions, store: BudgetStore): Budgets |
   const limits = { ...NO_BUDGETS, ...options.budgets };
   if (!Object.values(limits).some((limit) => limit > 0)) return undefined;
   return new Budgets({ limits, store, ...(options.sessions?.now ? { now: options.sessions.now } : {}) });
+}
+
+/** Where a handoff's state is kept (the history's archive), and who is told of a request. */
+function handoffSettings(
+  options: NonNullable<ChatServicesOptions['handoff']>,
+  store: HistoryStore,
+  logger: Logger,
+): HandoffSettings {
+  const archive = archiveOf(store);
+  if (!archive) throw new Error('handoff needs a built-in history store (memory, SQLite or PostgreSQL)');
+  if (options.webhook && !options.webhookSecret)
+    throw new Error('handoff.webhook needs a webhookSecret to sign with');
+  const notify =
+    options.webhook &&
+    handoffWebhook({
+      url: options.webhook,
+      secret: options.webhookSecret!,
+      consoleUrl: options.consoleUrl ?? '/admin',
+      logger,
+    });
+  return {
+    store: archive,
+    ...(options.operatorName ? { operatorName: options.operatorName } : {}),
+    ...(notify ? { onRequested: (request: HandoffRequest) => void notify(request) } : {}),
+  };
 }

@@ -62,6 +62,8 @@ export interface ConfigFileSettings {
   prices?: Record<string, { input: number; output: number }>;
   /** A bot challenge for anonymous visitors: each key stands for an `AALIS_CHALLENGE*` variable. */
   challenge?: ChallengeSettings;
+  /** A person a visitor may ask for: each key stands for an `AALIS_HANDOFF*` variable. */
+  handoff?: HandoffFileSettings;
   /** Signed visitor identity: each key stands for an `AALIS_AUTH*` variable. */
   auth?: AuthSettings;
   /** What visitors and the server may spend: each key stands for an `AALIS_*` budget variable. */
@@ -284,3 +286,12 @@ function systemPromptOf(prompt: ConfigFileSettings['systemPrompt'], dir: string)
 const fail = (message: string): never => {
   throw new ConfigError(atPath(['systemPrompt', 'file'], message));
 };
+
+/** The file's `handoff` block. */
+export interface HandoffFileSettings {
+  enabled?: boolean;
+  webhook?: string;
+  webhookSecret?: string;
+  operatorName?: string;
+  consoleUrl?: string;
+}

@@ -7,6 +7,7 @@
  */
 import type { ChallengeConfig } from '../identity/challenge-config.js';
 import { loadAdminToken, loadChallenge } from './load-protection.js';
+import { loadHandoff, type HandoffConfig } from './load-handoff.js';
 import type { Greeting } from '../sessions/session-hub.js';
 import { inspectConfigFile, type ApprovalPolicy, type ConfigFile } from './config-file.js';
 import { isSet, overriddenByEnvironment, withFileProvider } from './file-environment.js';
@@ -67,6 +68,8 @@ export interface ServerConfig {
   prices?: Record<string, { input: number; output: number }>;
   /** The bot challenge for anonymous visitors (`AALIS_CHALLENGE*`, the file's `challenge`). */
   challenge?: ChallengeConfig;
+  /** A person visitors may ask for (`AALIS_HANDOFF*`, the file's `handoff`). */
+  handoff?: HandoffConfig;
   /** Signed visitor identity (`AALIS_AUTH*`, the file's `auth`); undefined without a secret or JWKS. */
   auth: AuthConfig | undefined;
   /** What visitors and the server may spend (`AALIS_VISITOR_*`, `AALIS_ANON_*`, ..., the file's `budgets`); 0 is no limit. */
@@ -158,6 +161,7 @@ export function loadConfig(env: Env, file?: ConfigFile): ServerConfig {
     problems.catch(() => wholeSetting(env, 'ipLimits.ipv6Prefix', settings.ipLimits?.ipv6Prefix)) ?? 64;
   const adminToken = loadAdminToken(env, settings.adminToken, problems);
   const challenge = loadChallenge(env, settings.challenge, problems);
+  const handoff = loadHandoff(env, settings.handoff, adminToken, problems);
   const turnLeaseMs = problems.catch(() => wholeSetting(env, 'turnLeaseMs', settings.turnLeaseMs)) ?? 0;
   const drainMs = problems.catch(() => drainSetting(env, settings.drainMs)) ?? 0;
   const redisUrl = problems.catch(() => serviceUrl(env, 'redisUrl', settings.redisUrl));
@@ -190,6 +194,7 @@ export function loadConfig(env: Env, file?: ConfigFile): ServerConfig {
     retentionDays,
     ...(settings.prices ? { prices: settings.prices } : {}),
     ...(challenge ? { challenge } : {}),
+    ...(handoff ? { handoff } : {}),
     dataDir:
       isSet(env, 'AALIS_DATA_DIR') || settings.dataDir === undefined
         ? dataDirFrom(env.AALIS_DATA_DIR)

@@ -7,7 +7,7 @@
  * Searching is the database's full-text index (SQLite FTS5, PostgreSQL `tsvector`), never
  * a scan in JavaScript; an export is read in pages, so a month of it never sits in memory.
  */
-import type { ChatMessage } from '@aalis/protocol';
+import type { ChatMessage, Handoff } from '@aalis/protocol';
 
 /** The most conversations one listing returns. */
 export const MAX_LISTING = 100;
@@ -25,6 +25,8 @@ export interface ConversationQuery {
   q?: string;
   /** Only conversations with an answer rated so: `down` if any is, `up` if one is and none is `down`. */
   rating?: 'up' | 'down';
+  /** Only conversations whose handoff to a person is in this state. */
+  handoff?: Handoff['state'];
   /** At most this many (1 to MAX_LISTING). */
   limit: number;
   cursor?: ListingCursor;
@@ -41,6 +43,8 @@ export interface ConversationListing {
   messageCount: number;
   /** `down` when any answer was rated down, else `up` when any was rated up. */
   rating?: 'up' | 'down';
+  /** Its handoff to a person, while one is asked for or answers. */
+  handoff?: Handoff['state'];
 }
 
 export interface ConversationListingPage {
@@ -91,7 +95,22 @@ export interface TranscriptLine {
   text: string;
 }
 
-export interface ConversationArchive {
+/**
+ * A conversation's handoff to a person (sessions/handoff-desk.ts): its state, and the
+ * messages written outside any turn (a person's replies, the visitor's messages to them).
+ * Both make the session, with its owner, when it has no message yet (a visitor may ask
+ * for a person before asking anything).
+ */
+export interface HandoffStore {
+  /** Undefined when the conversation has none (or does not exist). */
+  handoff(sessionId: string): Promise<Handoff | undefined>;
+  /** Keeps the state; null ends the handoff. */
+  setHandoff(sessionId: string, handoff: Handoff | null, owner: string | null): Promise<void>;
+  /** Stores a message outside any turn, after the session's others. */
+  appendMessage(sessionId: string, message: ChatMessage, owner: string | null): Promise<void>;
+}
+
+export interface ConversationArchive extends HandoffStore {
   conversations(query: ConversationQuery): Promise<ConversationListingPage>;
   /** Undefined when there is no such conversation. */
   conversation(sessionId: string): Promise<ArchivedConversation | undefined>;

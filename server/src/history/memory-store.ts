@@ -4,7 +4,7 @@
  * step no other call can interleave with, as a database transaction would be.
  */
 import { randomUUID } from 'node:crypto';
-import type { ChatMessage, Feedback, ImageRef } from '@aalis/protocol';
+import type { ChatMessage, Feedback, Handoff, ImageRef } from '@aalis/protocol';
 import {
   interruptedTurnMessage,
   titleFrom,
@@ -43,6 +43,7 @@ interface StoredSession {
   tools: Map<string, { turnId: string; callId: string; startedAt: number; ended: boolean }>;
   /** The turns' timings, by answer id (archive.ts). */
   timings: Map<string, TurnTiming>;
+  handoff?: Handoff;
 }
 
 /**
@@ -118,18 +119,7 @@ export class MemoryHistoryStore implements HistoryStore, ConversationArchive {
     now: number,
     owner: string | null = null,
   ): Promise<void> {
-    let session = this.#sessions.get(sessionId);
-    if (!session) {
-      session = {
-        messages: [],
-        createdAt: now,
-        owner,
-        grants: new Set(),
-        tools: new Map(),
-        timings: new Map(),
-      };
-      this.#sessions.set(sessionId, session);
-    }
+    const session = this.#made(sessionId, owner, now);
     // A mark still here means the previous answer could not be stored: resolve it first.
     if (session.running)
       session.messages.push(interruptedTurnMessage(`msg_${randomUUID()}`, session.running.since, 'unsaved'));
@@ -244,6 +234,7 @@ export class MemoryHistoryStore implements HistoryStore, ConversationArchive {
       const listing = listingOf(sessionId, session);
       if (!isAfter(query.cursor, listing)) continue;
       if (query.rating && listing.rating !== query.rating) continue;
+      if (query.handoff && listing.handoff !== query.handoff) continue;
       if (words.length && !session.messages.some((message) => holdsWords(message, words))) continue;
       found.push(listing);
     }
@@ -286,6 +277,40 @@ export class MemoryHistoryStore implements HistoryStore, ConversationArchive {
         if (timing.at >= from && timing.at < to) yield { ...timing };
   }
 
+  async handoff(sessionId: string): Promise<Handoff | undefined> {
+    const handoff = this.#sessions.get(sessionId)?.handoff;
+    return handoff && { ...handoff };
+  }
+
+  async setHandoff(sessionId: string, handoff: Handoff | null, owner: string | null): Promise<void> {
+    const session = this.#made(sessionId, owner, handoff?.since ?? Date.now());
+    if (handoff) session.handoff = { ...handoff };
+    else delete session.handoff;
+  }
+
+  async appendMessage(sessionId: string, message: ChatMessage, owner: string | null): Promise<void> {
+    const session = this.#made(sessionId, owner, message.createdAt);
+    session.messages.push(structuredClone(message));
+    session.touched = ++this.#additions;
+  }
+
+  /** The session, made with its owner when it is not there yet. */
+  #made(sessionId: string, owner: string | null, now: number): StoredSession {
+    let session = this.#sessions.get(sessionId);
+    if (!session) {
+      session = {
+        messages: [],
+        createdAt: now,
+        owner,
+        grants: new Set(),
+        tools: new Map(),
+        timings: new Map(),
+      };
+      this.#sessions.set(sessionId, session);
+    }
+    return session;
+  }
+
   async eraseVisitor(visitorId: string): Promise<string[]> {
     return this.#erase((session) => session.owner === visitorId);
   }
@@ -323,6 +348,7 @@ function listingOf(sessionId: string, session: StoredSession): ConversationListi
     lastAt: session.messages.at(-1)?.createdAt ?? startedAt,
     messageCount: session.messages.length,
     ...(rating ? { rating } : {}),
+    ...(session.handoff ? { handoff: session.handoff.state } : {}),
   };
 }
 

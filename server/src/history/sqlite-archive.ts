@@ -5,7 +5,7 @@
  * session's last activity (`sessions.last_at`) is kept the same way, for a listing
  * ordered by it without reading every message.
  */
-import type { ChatMessage } from '@aalis/protocol';
+import type { ChatMessage, Handoff } from '@aalis/protocol';
 import {
   searchWords,
   ARCHIVE_PAGE,
@@ -71,6 +71,7 @@ interface ListingRow {
   lastAt: number;
   messageCount: number;
   rating: number;
+  handoff: Handoff['state'] | null;
 }
 
 export class SqliteArchive implements ConversationArchive {
@@ -84,6 +85,8 @@ export class SqliteArchive implements ConversationArchive {
     inTransaction(db, () => {
       const fresh = !db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'message_words'`).get();
       addMissingColumn(db, 'sessions', 'last_at', 'INTEGER');
+      // The handoff to a person, as JSON (a Handoff), NULL for none.
+      addMissingColumn(db, 'sessions', 'handoff', 'TEXT');
       db.exec(SCHEMA);
       if (!fresh) return;
       db.exec(`INSERT INTO message_words (rowid, words)
@@ -113,12 +116,16 @@ export class SqliteArchive implements ConversationArchive {
       where.push(`${RATING} = ?`);
       params.push(RATINGS[query.rating]);
     }
+    if (query.handoff) {
+      where.push(`json_extract(s.handoff, '$.state') = ?`);
+      params.push(query.handoff);
+    }
     const rows = this.#db
       .prepare(
         `SELECT s.id AS id, s.owner AS owner, s.created_at AS createdAt,
                 coalesce(s.last_at, s.created_at) AS lastAt,
                 (SELECT count(*) FROM messages m WHERE m.session_id = s.id) AS messageCount,
-                ${RATING} AS rating
+                ${RATING} AS rating, json_extract(s.handoff, '$.state') AS handoff
            FROM sessions s ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
           ORDER BY coalesce(s.last_at, s.created_at) DESC, s.id DESC
           LIMIT ?`,
@@ -212,6 +219,37 @@ export class SqliteArchive implements ConversationArchive {
     }
   }
 
+  async handoff(sessionId: string): Promise<Handoff | undefined> {
+    const row = this.#db.prepare('SELECT handoff FROM sessions WHERE id = ?').get(sessionId) as
+      { handoff: string | null } | undefined;
+    return row?.handoff ? (JSON.parse(row.handoff) as Handoff) : undefined;
+  }
+
+  async setHandoff(sessionId: string, handoff: Handoff | null, owner: string | null): Promise<void> {
+    inTransaction(this.#db, () => {
+      this.#makeSession(sessionId, owner, handoff?.since ?? Date.now());
+      this.#db
+        .prepare('UPDATE sessions SET handoff = ? WHERE id = ?')
+        .run(handoff ? JSON.stringify(handoff) : null, sessionId);
+    });
+  }
+
+  async appendMessage(sessionId: string, message: ChatMessage, owner: string | null): Promise<void> {
+    inTransaction(this.#db, () => {
+      this.#makeSession(sessionId, owner, message.createdAt);
+      this.#db
+        .prepare('INSERT INTO messages (session_id, id, body) VALUES (?, ?, ?)')
+        .run(sessionId, message.id, JSON.stringify(message));
+    });
+  }
+
+  /** The session, with its owner, when it has no row yet (the history's own insert). */
+  #makeSession(sessionId: string, owner: string | null, now: number): void {
+    this.#db
+      .prepare('INSERT OR IGNORE INTO sessions (id, created_at, owner) VALUES (?, ?, ?)')
+      .run(sessionId, now, owner);
+  }
+
   async eraseVisitor(visitorId: string): Promise<string[]> {
     return this.#erase('owner = ?', [visitorId]);
   }
@@ -257,5 +295,6 @@ function listingOf(row: ListingRow): ConversationListing {
     lastAt: Number(row.lastAt),
     messageCount: Number(row.messageCount),
     ...(rating ? { rating } : {}),
+    ...(row.handoff ? { handoff: row.handoff } : {}),
   };
 }

@@ -18,6 +18,7 @@ import type { HistoryStore } from '../history/store.js';
 import type { ImageAttachments } from '../images/attachments.js';
 import { Workspaces } from '../tools/workspace.js';
 import { KeptAnswers } from './answer-keeper.js';
+import type { HandoffSettings } from './handoff-desk.js';
 import type { SessionCoordination } from './coordination.js';
 import { LocalCoordination } from './local-coordination.js';
 import { DEFAULT_ELICITATION_TIMEOUT_MS } from './pending-elicitations.js';
@@ -89,6 +90,11 @@ export interface SessionHubOptions {
    * session's uploads. Without it a `send` with images is refused (`images_unsupported`).
    */
   images?: ImageAttachments;
+  /**
+   * A person a visitor may ask for (`handoff`, PROTOCOL.md section 8), with where its state
+   * is kept; without it `ready` offers none and a `handoff` frame is refused.
+   */
+  handoff?: HandoffSettings;
   /** Stored messages the model sees as context for a new turn. */
   contextMessages?: number;
   /** Text, reasoning and tool-call arguments one turn may stream before it is stopped. */
@@ -168,13 +174,14 @@ export interface TurnSummary {
 }
 
 /** The options with every default filled in, as the hub's parts read them. */
-export type HubSettings = Required<Omit<SessionHubOptions, 'cluster' | 'images'>> & {
+export type HubSettings = Required<Omit<SessionHubOptions, 'cluster' | 'images' | 'handoff'>> & {
   images: ImageAttachments | undefined;
+  handoff: HandoffSettings | undefined;
   coordination: SessionCoordination;
 };
 
 export function hubSettings(options: SessionHubOptions): HubSettings {
-  const { cluster, images, ...rest } = options;
+  const { cluster, images, handoff, ...rest } = options;
   return {
     workspaces: new Workspaces(),
     now: Date.now,
@@ -195,6 +202,7 @@ export function hubSettings(options: SessionHubOptions): HubSettings {
     ...rest,
     keeper: rest.keeper ?? new KeptAnswers({ store: rest.store, logger: rest.logger }),
     images,
+    handoff,
     coordination: cluster ?? new LocalCoordination(),
   };
 }

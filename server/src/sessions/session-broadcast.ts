@@ -61,6 +61,8 @@ export class SessionBroadcast {
       session.deleted = true;
       session.turn?.controller.abort();
     }
+    // A person answers now (a handoff, sessions/handoff-desk.ts): the model stays silent.
+    if (frame.type === 'handoff' && frame.state === 'active') session.turn?.controller.abort();
     const view = reduce(session.view, frame, this.now());
     // History is the store's job: the buffer keeps only the running turn, so it stays small.
     session.view = view.messages.length ? { ...view, messages: [] } : view;

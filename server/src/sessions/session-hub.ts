@@ -38,6 +38,7 @@ import { questionAgain, sentQuestion } from './questions.js';
 import { FrameJson, SessionBroadcast } from './session-broadcast.js';
 import { newSessionId, SessionRegistry, type Session } from './session-registry.js';
 import { TurnRunner } from './turn-runner.js';
+import { HubHandoffs } from './hub-handoffs.js';
 
 export type {
   Greeting,
@@ -57,6 +58,7 @@ export class SessionHub {
   readonly #orphans: OrphanedTurns;
   readonly #conversations: ConversationList;
   readonly #stopSweeps: () => void;
+  readonly #handoffs: HubHandoffs | undefined;
 
   constructor(options: SessionHubOptions) {
     const settings = hubSettings(options);
@@ -66,6 +68,9 @@ export class SessionHub {
     this.#orphans = new OrphanedTurns(settings, this.#registry, this.#broadcast);
     this.#turns = new TurnRunner(settings, this.#registry, this.#broadcast, this.#orphans);
     this.#conversations = new ConversationList(settings, this.#registry, this.#broadcast);
+    this.#handoffs =
+      settings.handoff &&
+      new HubHandoffs(settings.handoff, this.#registry, this.#broadcast, settings.logger, settings.now);
     this.#stopSweeps = settings.coordination.scheduleOrphanSweeps((ownerGone) =>
       this.#turns.shuttingDown ? Promise.resolve() : this.#orphans.sweep(ownerGone),
     );
@@ -109,11 +114,21 @@ export class SessionHub {
     return this.#bind(peer, sessionId, true, existing);
   }
 
+  /**
+   * The site's owner watching a conversation live (the console, admin/), whoever's it is:
+   * `ready`, then its frames as a tab of it gets them, until `leave`. False when no such
+   * conversation exists.
+   */
+  async watch(peer: Peer, sessionId: string): Promise<boolean> {
+    return (await this.#bind(peer, sessionId, true, true, true)) !== null;
+  }
+
   async #bind(
     peer: Peer,
     requestedId: string | undefined,
     named: boolean,
     existing = false,
+    asOwner = false,
   ): Promise<string | null> {
     const { store } = this.#settings;
     const owner = ownerKey(peer.visitor);
@@ -139,7 +154,7 @@ export class SessionHub {
       stored = undefined;
     }
     const exists = live !== undefined || stored !== undefined;
-    const known = exists && mayOpen(live ? live.owner : stored!, owner);
+    const known = exists && (asOwner || mayOpen(live ? live.owner : stored!, owner));
     if (named && !known && (exists || existing)) return null;
     const sessionId = known || named ? requestedId! : newSessionId();
     // A stored session keeps its stored owner (null for one made before owners).
@@ -162,6 +177,8 @@ export class SessionHub {
           page = { messages: [], hasMore: true };
         }
       }
+      // Read before the peer joins: nothing may reach it before its `ready`.
+      const handoff = this.#handoffs ? await this.#handoffs.readyFields(sessionId) : {};
       session.peers.add(peer);
       const serverTime = this.#settings.now();
       this.#broadcast.toPeer(peer, {
@@ -177,6 +194,7 @@ export class SessionHub {
         ...(this.#settings.images ? { uploads: this.#settings.images.uploadsFor(sessionId) } : {}),
         // A visitor the server knows has a conversation list; a shared token is no visitor.
         ...(owner !== null ? { conversations: true } : {}),
+        ...handoff,
       });
       const resume = this.#broadcast.resume(session, serverTime);
       if (resume) this.#broadcast.toPeer(peer, resume);
@@ -227,9 +245,11 @@ export class SessionHub {
     imageIds: readonly string[] = [],
   ): Promise<void> {
     const { store, images } = this.#settings;
-    return this.#turns.start(peer, sessionId, clientMessageId, () =>
-      sentQuestion(store, images, sessionId, text, imageIds),
-    );
+    const ask = () => sentQuestion(store, images, sessionId, text, imageIds);
+    // While a person answers, the message is theirs: stored and shown, no turn.
+    const route = await this.#handoffs?.route(peer, sessionId, clientMessageId);
+    if (route === 'operator') return this.#handoffs!.toOperator(peer, sessionId, ask, clientMessageId);
+    if (route !== 'refused') return this.#turns.start(peer, sessionId, clientMessageId, ask);
   }
 
   /**
@@ -244,9 +264,28 @@ export class SessionHub {
     request: { messageId: string; text?: string },
     clientMessageId?: string,
   ): Promise<void> {
-    return this.#turns.start(peer, sessionId, clientMessageId, () =>
-      questionAgain(this.#settings.store, sessionId, request),
-    );
+    const route = await this.#handoffs?.route(peer, sessionId, clientMessageId);
+    if (route === 'operator') return this.#handoffs!.refuseAgain(peer, clientMessageId);
+    if (route !== 'refused')
+      return this.#turns.start(peer, sessionId, clientMessageId, () =>
+        questionAgain(this.#settings.store, sessionId, request),
+      );
+  }
+
+  /** The visitor asks for a person (`handoff`, PROTOCOL.md section 8). */
+  async requestHandoff(peer: Peer, sessionId: string, reason?: string): Promise<void> {
+    if (!this.#handoffs)
+      return this.#broadcast.toPeer(peer, {
+        type: 'error',
+        code: ErrorCode.BadFrame,
+        message: 'handoff: this chat offers no person to talk to',
+      });
+    return this.#handoffs.request(peer, sessionId, reason);
+  }
+
+  /** The console's side of a handoff (admin/): a person's replies, the release, watching live. */
+  get handoffs(): HubHandoffs | undefined {
+    return this.#handoffs;
   }
 
   /** Stops the session's running turn, if any (on whichever instance runs it): the model request and its tools are cancelled. */

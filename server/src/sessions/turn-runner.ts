@@ -456,7 +456,8 @@ export class TurnRunner {
   async #questionUnanswered(sessionId: string): Promise<boolean> {
     try {
       const last = (await this.settings.store.page(sessionId, { limit: 1 })).messages[0];
-      return last?.role === 'user';
+      // A message to a person (a handoff) is answered by no turn.
+      return last?.role === 'user' && !last.toOperator;
     } catch (error) {
       this.#logError(error, 'reading the history failed');
       return true;

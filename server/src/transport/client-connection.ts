@@ -279,6 +279,8 @@ export class ClientConnection implements Peer {
         return this.#bind(frame);
       }
       case 'send':
+      case 'regenerate':
+      case 'edit':
         return this.#send(frame);
       case 'abort':
         return this.hub.abort(this.#sessionId!);
@@ -288,9 +290,6 @@ export class ClientConnection implements Peer {
         return this.hub.decide(this.#sessionId!, frame.callId, frame.decision, frame.remember);
       case 'feedback':
         return this.hub.feedback(this, this.#sessionId!, frame);
-      case 'regenerate':
-      case 'edit':
-        return this.#send(frame);
       case 'list_sessions':
         return this.hub.conversations(this, undefined, frame.limit);
       case 'rename_session':
@@ -302,6 +301,8 @@ export class ClientConnection implements Peer {
       case 'app_tool_call':
         // Not awaited: an app's call may take a while, and the chat's own frames go on meanwhile.
         return void this.#apps.handle(frame);
+      case 'handoff':
+        return this.hub.requestHandoff(this, this.#sessionId!, frame.reason);
     }
   }
 

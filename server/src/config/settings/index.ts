@@ -16,6 +16,7 @@ import { AGENT_BLOCK, AGENT_SETTINGS } from './agent.js';
 import { IMAGES_BLOCK, IMAGE_SETTINGS, PROMPT_SETTINGS, TOOL_SETTINGS } from './conversation.js';
 import { PROVIDER_BLOCK, PROVIDER_SETTINGS } from './provider.js';
 import { ADMIN_SETTINGS, CHALLENGE_BLOCK, CHALLENGE_SETTINGS } from './protection.js';
+import { HANDOFF_BLOCK, HANDOFF_SETTINGS } from './handoff.js';
 import { LISTEN_SETTINGS, STORAGE_SETTINGS } from './server.js';
 import { keyPath, variable, type Block, type Setting } from './setting.js';
 
@@ -39,6 +40,7 @@ export const SETTINGS: readonly Setting[] = [
   ...IP_LIMIT_SETTINGS,
   ...ADMIN_SETTINGS,
   ...CHALLENGE_SETTINGS,
+  ...HANDOFF_SETTINGS,
   ...STORAGE_SETTINGS,
   ...PROMPT_SETTINGS,
   ...IMAGE_SETTINGS,
@@ -55,6 +57,7 @@ export const BLOCKS: Readonly<Record<string, Block>> = Object.fromEntries(
     BUDGETS_BLOCK,
     IP_LIMITS_BLOCK,
     CHALLENGE_BLOCK,
+    HANDOFF_BLOCK,
     IMAGES_BLOCK,
   ].map((block) => [block.key, block]),
 );
