@@ -432,7 +432,7 @@ describe.each(backends.map((backend) => [backend.name, backend] as const))('%s a
   });
 });
 
-describe('PostgreSQL archive', () => {
+describe('PostgreSQL archive, beyond the contract', () => {
   const open = async (url: string) => {
     const store = await PostgresHistoryStore.open(url, { max: 4 });
     openStores.push(store);

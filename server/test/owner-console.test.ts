@@ -253,7 +253,7 @@ describe('the owner console API', () => {
         { body: textAnswer('Fine.', 100, 20) },
         { status: 500, body: 'upstream down' },
       ],
-      providerOptions: { maxRetries: 0 },
+      providerOptions: { retry: { retries: 0, baseDelayMs: 0, maxDelayMs: 0 } },
     });
     const ann = await harness.connect();
     const { answerId } = await chat(ann, 'what is 2 *?');

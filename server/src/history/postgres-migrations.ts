@@ -84,6 +84,83 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX images_by_session ON images (session_id);
     `,
   },
+  {
+    version: 4,
+    name: 'the owner console: search, activity, export, turn timings and handoffs',
+    // What the archive (postgres-archive.ts) reads of a message is kept in generated
+    // columns: the store's own writes stay as they are, a feedback's rewrite of a body
+    // recomputes them, and adding them fills them for the messages already there.
+    //
+    // aalis_json reads JSON text as PostgreSQL cannot: `\u0000` (which TEXT cannot hold)
+    // and a lone surrogate escape (JSON.stringify writes one for a broken emoji) make any
+    // extraction fail, which would fail the message's insert. They become a space (only
+    // escapes: in `\\u0000` the backslash is text). No function calls one of ours, so a
+    // pg_dump restore, which runs with an empty search_path, can recompute the columns.
+    //
+    // The words are the text parts' ('simple': lower case, no stemming, any language),
+    // every ASCII character but letters and digits made a space first, so that
+    // 'shop.example/refund' or '3.14' hold the words a search (searchWords) is made of.
+    // The first 100,000 characters only: a tsvector over 1 MB is an error, not a truncation.
+    //
+    // A session's last activity (last_at) is kept by a trigger, for a listing in that
+    // order without reading messages; ids in byte order (COLLATE "C"), as the other stores
+    // page whatever the database's locale. A turn's timing goes with its answer (the
+    // foreign key). A handoff is JSON text too (its reason may hold a NUL).
+    // (String.raw: the SQL's backslashes are as written.)
+    sql: String.raw`
+      CREATE FUNCTION aalis_json(body TEXT) RETURNS json
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+          SELECT regexp_replace(body, $re$(?<!\\)((?:\\\\)*)\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})$re$,
+                                $re$\1 $re$, 'g')::json
+        $fn$;
+      CREATE FUNCTION aalis_message_words(message json) RETURNS tsvector
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+          SELECT to_tsvector('simple', regexp_replace(left(coalesce(string_agg(part ->> 'text', ' '), ''), 100000),
+                                                      $re$[\x01-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+$re$, ' ', 'g'))
+            FROM json_array_elements(CASE json_typeof(message -> 'parts') WHEN 'array' THEN message -> 'parts' END) part
+           WHERE part ->> 'type' = 'text'
+        $fn$;
+      ALTER TABLE messages
+        ADD COLUMN created_at BIGINT
+          GENERATED ALWAYS AS ((aalis_json(body) ->> 'createdAt')::numeric::bigint) STORED,
+        ADD COLUMN rating SMALLINT
+          GENERATED ALWAYS AS (CASE aalis_json(body) #>> '{feedback,rating}'
+                               WHEN 'down' THEN 2 WHEN 'up' THEN 1 ELSE 0 END) STORED,
+        ADD COLUMN words tsvector GENERATED ALWAYS AS (aalis_message_words(aalis_json(body))) STORED;
+      CREATE INDEX messages_by_words ON messages USING gin (words);
+      CREATE INDEX messages_by_time ON messages (created_at, seq);
+
+      ALTER TABLE sessions
+        ADD COLUMN last_at BIGINT,
+        ADD COLUMN handoff TEXT,
+        ADD COLUMN handoff_state TEXT GENERATED ALWAYS AS (aalis_json(handoff) ->> 'state') STORED;
+      UPDATE sessions SET last_at = (SELECT max(created_at) FROM messages WHERE session_id = sessions.id);
+      CREATE INDEX sessions_by_activity ON sessions ((coalesce(last_at, created_at)), id COLLATE "C");
+      CREATE INDEX sessions_handed_off ON sessions ((coalesce(last_at, created_at)), id COLLATE "C")
+        WHERE handoff_state IS NOT NULL;
+      CREATE FUNCTION aalis_session_touched() RETURNS trigger LANGUAGE plpgsql AS $fn$
+        BEGIN
+          UPDATE sessions SET last_at = greatest(last_at, NEW.created_at) WHERE id = NEW.session_id;
+          RETURN NULL;
+        END
+      $fn$;
+      CREATE TRIGGER messages_touch_session AFTER INSERT ON messages
+        FOR EACH ROW EXECUTE FUNCTION aalis_session_touched();
+      -- A feedback rewrites a body but not its time: no need to touch the session then.
+      CREATE TRIGGER messages_retouch_session AFTER UPDATE OF body ON messages
+        FOR EACH ROW WHEN (NEW.created_at IS DISTINCT FROM OLD.created_at)
+        EXECUTE FUNCTION aalis_session_touched();
+
+      CREATE TABLE turn_timings (
+        message_id TEXT PRIMARY KEY REFERENCES messages (id) ON DELETE CASCADE,
+        session_id TEXT NOT NULL,
+        at BIGINT NOT NULL,
+        first_token_ms DOUBLE PRECISION,
+        model TEXT
+      );
+      CREATE INDEX turn_timings_by_time ON turn_timings (at, message_id COLLATE "C");
+    `,
+  },
 ];
 
 /**

@@ -1,8 +1,10 @@
 /**
- * Erasing a visitor from the console of one instance while its turn runs on another, all
- * on a real Redis: the turn stops, every tab of the visitor's conversations leaves them,
- * and nothing of the visitor stays in Redis (its sessions' logs and snapshots, its budget
- * counts), while another visitor's keys stay.
+ * The owner's console on one instance, the visitor on another, all on a real Redis.
+ * Erasing a visitor while its turn runs elsewhere: the turn stops, every tab of the
+ * visitor's conversations leaves them, and nothing of the visitor stays in Redis (its
+ * sessions' logs and snapshots, its budget counts), while another visitor's keys stay.
+ * A handoff: the visitor asks on one instance, the person answers and releases from the
+ * other; every tab on both hears each step, and the model stays silent meanwhile.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { RedisBudgetStore } from '../src/budgets/redis-budget-store.js';
@@ -45,6 +47,7 @@ async function instance(store: MemoryHistoryStore, replies: Reply[]) {
     auth: { mode: 'optional', secret: SECRET },
     budgets: { anonTurnsPerHour: 10 },
     budgetStore: new RedisBudgetStore(connections.command, 'aalis:budget:'),
+    handoff: {},
   });
   servers.push(server);
   return server;
@@ -115,4 +118,54 @@ test('erased on one instance while its turn runs on the other: stopped, its tabs
   );
   expect(keys.some((key) => key.includes(strangerReady.sessionId))).toBe(true);
   expect(keys.some((key) => /^aalis:budget:\d+:visitor_turns:anonymous:anon:/.test(key))).toBe(true);
+}, 30_000);
+
+test('handoff across instances: asked on one, answered and released from the other, the model silent meanwhile', async () => {
+  const store = new MemoryHistoryStore();
+  const one = await instance(store, [
+    { body: textAnswer('Model here.') },
+    { body: textAnswer('Model back.') },
+  ]);
+  const two = await instance(store, []);
+  const tab = await one.connect();
+  const ready = await tab.hello();
+  const { sessionId, anonymousKey } = ready;
+  tab.send({ type: 'send', text: 'hello' });
+  await tab.turnEnd();
+  const elsewhere = await two.connect();
+  await elsewhere.hello(sessionId, undefined, anonymousKey);
+  tab.send({ type: 'handoff', reason: 'a person please' });
+  for (const client of [tab, elsewhere])
+    await client.next((f) => f.type === 'handoff' && f.state === 'waiting');
+
+  const http = two.url.replace(/^ws/, 'http').replace(/\/ws$/, '');
+  const post = (path: string, body: object) =>
+    fetch(`${http}/admin/api/conversations/${sessionId}/${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  expect((await post('messages', { text: 'Grace here.', operator: 'Grace' })).status).toBe(200);
+  for (const client of [tab, elsewhere]) {
+    await client.next((f) => f.type === 'handoff' && f.state === 'active' && f.operator === 'Grace');
+    await client.next(
+      (f) => f.type === 'message' && f.message.role === 'operator' && f.message.author === 'Grace',
+    );
+  }
+  // The visitor writes on one: shown on two, no turn anywhere.
+  const asked = one.upstream!.requests.length;
+  tab.send({ type: 'send', text: 'thank you Grace' });
+  await elsewhere.next((f) => f.type === 'user_message' && f.message.toOperator === true);
+  expect(one.upstream!.requests.length).toBe(asked);
+  expect(await store.handoff(sessionId)).toMatchObject({ state: 'active', operator: 'Grace' });
+
+  expect((await post('release', {})).status).toBe(204);
+  await tab.next((f) => f.type === 'handoff' && f.state === 'off');
+  const from = tab.frames.length;
+  tab.send({ type: 'send', text: 'and now?' });
+  expect(
+    await tab.next((f) => f.type === 'message' && f.message.role === 'assistant', { from }),
+  ).toMatchObject({
+    message: { parts: [{ type: 'text', text: 'Model back.' }] },
+  });
 }, 30_000);
