@@ -13,6 +13,11 @@ export const HelloFrameSchema = v.object({
   anonymousKey: v.optional(v.pipe(v.string(), v.maxLength(Limits.anonymousKey))),
   /** The token a bot challenge's widget gave (after `challenge_required`); checked once, then the anonymous key has passed. */
   challenge: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(Limits.challenge))),
+  /**
+   * Additions the client reads that an older client would refuse to decode, so the server
+   * sends them only to a client that names them: `operator` (a person's messages, section 8).
+   */
+  features: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(32))), v.maxLength(16))),
 });
 
 export const SendFrameSchema = v.object({

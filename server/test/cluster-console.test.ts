@@ -128,12 +128,12 @@ test('handoff across instances: asked on one, answered and released from the oth
   ]);
   const two = await instance(store, []);
   const tab = await one.connect();
-  const ready = await tab.hello();
+  const ready = await tab.hello(undefined, undefined, undefined, ['operator']);
   const { sessionId, anonymousKey } = ready;
   tab.send({ type: 'send', text: 'hello' });
   await tab.turnEnd();
   const elsewhere = await two.connect();
-  await elsewhere.hello(sessionId, undefined, anonymousKey);
+  await elsewhere.hello(sessionId, undefined, anonymousKey, ['operator']);
   tab.send({ type: 'handoff', reason: 'a person please' });
   for (const client of [tab, elsewhere])
     await client.next((f) => f.type === 'handoff' && f.state === 'waiting');

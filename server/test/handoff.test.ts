@@ -130,14 +130,17 @@ describe('handoff to a person', () => {
       ],
     });
     const tab = await harness.connect();
-    const ready = await tab.hello();
+    const ready = await tab.hello(undefined, undefined, undefined, ['operator']);
     expect(ready.handoffOffered).toBe(true);
     expect(ready.handoff).toBeUndefined();
     const { sessionId, anonymousKey } = ready;
     tab.send({ type: 'send', text: 'hello' });
     await tab.turnEnd();
     const second = await harness.connect();
-    await second.hello(sessionId, undefined, anonymousKey);
+    await second.hello(sessionId, undefined, anonymousKey, ['operator']);
+    // A client of before handoffs: it names no `operator` feature.
+    const older = await harness.connect();
+    await older.hello(sessionId, undefined, anonymousKey);
 
     tab.send({ type: 'handoff', reason: '  I want\na refund  ' });
     for (const client of [tab, second])
@@ -209,7 +212,7 @@ describe('handoff to a person', () => {
     expect(harness.upstream!.requests.length).toBe(asked);
     // A tab opened now: the person's reply in its history, and the state.
     const third = await harness.connect();
-    const again = await third.hello(sessionId, undefined, anonymousKey);
+    const again = await third.hello(sessionId, undefined, anonymousKey, ['operator']);
     expect(again.handoff).toMatchObject({ state: 'active', operator: 'Ada', reason: 'I want a refund' });
     expect(again.messages.map((m) => [m.role, m.toOperator ?? false])).toEqual([
       ['user', false],
@@ -218,6 +221,19 @@ describe('handoff to a person', () => {
       ['operator', false],
       ['assistant', false],
       ['user', true],
+    ]);
+
+    // The older client was sent none of the person's messages, live or in its history:
+    // it would refuse a frame holding one (an unknown role), its `ready` included.
+    expect(older.frames.some((f) => f.type === 'message' && f.message.role === 'operator')).toBe(false);
+    expect(older.frames.some((f) => f.type === 'user_message' && f.message.toOperator)).toBe(true);
+    const olderAgain = await (await harness.connect()).hello(sessionId, undefined, anonymousKey);
+    expect(olderAgain.messages.map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
     ]);
 
     // Released: the model answers again, having read what the person said.

@@ -103,10 +103,16 @@ export class TestClient {
   }
 
   /** `anonymousKey`: the key an earlier `ready` gave this visitor (another tab of the same browser). */
-  hello(sessionId?: string, token?: string, anonymousKey?: string): Promise<ServerFrame & { type: 'ready' }> {
+  hello(
+    sessionId?: string,
+    token?: string,
+    anonymousKey?: string,
+    features?: string[],
+  ): Promise<ServerFrame & { type: 'ready' }> {
     this.send({
       type: 'hello',
       protocol: 1,
+      ...(features ? { features } : {}),
       ...(sessionId ? { sessionId } : {}),
       ...(token ? { token } : {}),
       ...(anonymousKey ? { anonymousKey } : {}),

@@ -18,6 +18,13 @@ import type { Peer } from './hub-options.js';
 import type { Session, SessionRegistry } from './session-registry.js';
 
 export class SessionBroadcast {
+  /**
+   * The peers whose clients said (`hello.features`) they read a person's messages (the
+   * `operator` role, PROTOCOL.md section 8): an older client would refuse a frame that
+   * holds one, its `ready` included, so it is sent none.
+   */
+  readonly operatorAware = new WeakSet<Peer>();
+
   constructor(
     private readonly registry: SessionRegistry,
     private readonly coordination: SessionCoordination,
@@ -66,7 +73,9 @@ export class SessionBroadcast {
     const view = reduce(session.view, frame, this.now());
     // History is the store's job: the buffer keeps only the running turn, so it stays small.
     session.view = view.messages.length ? { ...view, messages: [] } : view;
+    const operator = frame.type === 'message' && frame.message.role === 'operator';
     for (const peer of session.peers) {
+      if (operator && !this.operatorAware.has(peer)) continue;
       if (peer.argumentText) peer.deliver(frame, json.full);
       else peer.deliver(json.lean.frame, json.lean.text);
     }
@@ -80,7 +89,8 @@ export class SessionBroadcast {
 
   /** One frame for one peer (its `ready`, a refusal, a page of history). */
   toPeer(peer: Peer, frame: ServerFrame): void {
-    const sent = peer.argumentText ? frame : withoutArgumentText(frame);
+    const shown = this.operatorAware.has(peer) ? frame : withoutOperatorMessages(frame);
+    const sent = peer.argumentText ? shown : withoutArgumentText(shown);
     peer.deliver(sent, JSON.stringify(sent));
   }
 }
@@ -113,4 +123,11 @@ export class FrameJson {
     }
     return this.#lean;
   }
+}
+
+/** A page of messages (`ready`, `history`) without a person's, for a client that cannot read them. */
+function withoutOperatorMessages(frame: ServerFrame): ServerFrame {
+  if (frame.type !== 'ready' && frame.type !== 'history') return frame;
+  if (!frame.messages.some((message) => message.role === 'operator')) return frame;
+  return { ...frame, messages: frame.messages.filter((message) => message.role !== 'operator') };
 }

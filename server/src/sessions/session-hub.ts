@@ -100,7 +100,8 @@ export class SessionHub {
    * Writes nothing: a new session is stored with its first message, so `hello` costs an
    * abuser no row. Rejects when the store cannot be read; the peer is then not bound.
    */
-  async hello(peer: Peer, requestedId: string | undefined): Promise<string> {
+  async hello(peer: Peer, requestedId: string | undefined, features?: readonly string[]): Promise<string> {
+    if (features?.includes('operator')) this.#broadcast.operatorAware.add(peer);
     return (await this.#bind(peer, requestedId, false))!;
   }
 
@@ -120,6 +121,7 @@ export class SessionHub {
    * conversation exists.
    */
   async watch(peer: Peer, sessionId: string): Promise<boolean> {
+    this.#broadcast.operatorAware.add(peer);
     return (await this.#bind(peer, sessionId, true, true, true)) !== null;
   }
 

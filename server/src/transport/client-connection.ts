@@ -342,7 +342,7 @@ export class ClientConnection implements Peer {
     if (this.#sessionId !== undefined) this.hub.leave(this, this.#sessionId);
     this.#sessionId = undefined;
     try {
-      const sessionId = await this.hub.hello(this, frame.sessionId);
+      const sessionId = await this.hub.hello(this, frame.sessionId, frame.features);
       // The socket closed while the session was opened: it must not stay bound.
       if (this.#ended) return this.hub.leave(this, sessionId);
       this.#sessionId = sessionId;
