@@ -68,6 +68,7 @@ async function watch(sessionId: string) {
   });
   expect(answer.headers.get('content-type')).toMatch(/^text\/event-stream/);
   const frames: Array<{ type: string; [key: string]: unknown }> = [];
+  const waiters: Array<() => void> = [];
   const reader = answer.body!.pipeThrough(new TextDecoderStream()).getReader();
   let text = '';
   void (async () => {
@@ -78,17 +79,18 @@ async function watch(sessionId: string) {
       const events = text.split('\n\n');
       text = events.pop()!;
       for (const event of events) if (event.startsWith('data: ')) frames.push(JSON.parse(event.slice(6)));
+      for (const wake of waiters.splice(0)) wake();
     }
   })();
   return {
     frames,
+    /** The first event that matches, once it has come (the test's own timeout bounds the wait). */
     async next(match: (frame: { type: string; [key: string]: unknown }) => boolean) {
-      for (let i = 0; i < 200; i++) {
+      for (;;) {
         const found = frames.find(match);
         if (found) return found;
-        await new Promise((resolve) => setTimeout(resolve, 25));
+        await new Promise<void>((resolve) => waiters.push(resolve));
       }
-      throw new Error(`no such event; got ${frames.map((f) => f.type).join(',')}`);
     },
   };
 }

@@ -31,6 +31,7 @@ import { RateWindow } from '../util/rate-window.js';
 import type { ChatEvents } from './chat-events.js';
 import { tokenRule } from './visitor-token.js';
 import { AppToolCalls, type AppTools } from './app-tool-calls.js';
+import { frameText, reason } from './socket-text.js';
 
 /** What the connection needs of a socket; `ws`'s WebSocket has it. */
 export interface SocketLike {
@@ -83,20 +84,6 @@ export interface ConnectionContext {
 
 /** The codes of the `error` frames that say a budget refused a `send` (budgets/budgets.ts). */
 const BUDGET_CODES: ReadonlySet<string> = new Set([ErrorCode.QuotaExceeded, ErrorCode.Overloaded]);
-
-/** Close reasons are limited to 123 bytes by the WebSocket protocol. */
-const reason = (text: string): string =>
-  Buffer.from(text)
-    .subarray(0, 120)
-    .toString('utf8')
-    .replace(/\uFFFD+$/, '');
-
-/** A text frame's content, in whichever form the transport delivered it. */
-function frameText(data: string | Buffer | ArrayBuffer | Buffer[]): string {
-  if (typeof data === 'string') return data;
-  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
-  return Buffer.from(data as Buffer).toString('utf8');
-}
 
 export class ClientConnection implements Peer {
   readonly id = randomUUID();
