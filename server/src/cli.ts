@@ -15,7 +15,7 @@ import { SETTINGS } from './config/settings/index.js';
 import { listenProblem } from './config/startup-problems.js';
 import { withSecretFiles } from './config/secret-files.js';
 import { describeHosts } from './transport/host-guard.js';
-import { ADMIN_COMMANDS, runAdminCommand } from './transport/admin-command.js';
+import { ADMIN_COMMANDS, runAdminCommand } from './admin/pause-command.js';
 
 const HELP = `aalis-server: the Aalis chat protocol server
 

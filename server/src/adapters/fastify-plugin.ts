@@ -30,7 +30,6 @@ import { WidgetFile, defaultWidgetFile } from '../transport/widget-file.js';
 import { acceptWebSocket, handleSocketError } from '../transport/ws-socket.js';
 import { imageSetupOf, type ImageOptions } from '../images/attachments.js';
 import { registerImageRoutes } from '../transport/image-routes.js';
-import { registerAdminRoutes } from '../transport/admin-routes.js';
 import { registerOwnerConsole } from '../admin/owner-console.js';
 import type { ModelPrices } from '../admin/day-stats.js';
 import { registerAgUiRoutes } from '../transport/ag-ui/ag-ui-routes.js';
@@ -47,7 +46,8 @@ export interface AalisChatOptions extends ChatServicesOptions, ChatEndpointOptio
   metricsToken?: string;
   /**
    * Bearer token of the owner's switch: `POST /admin/pause`, `/admin/resume`, `GET
-   * /admin/status` (transport/admin-routes.ts). Without it those routes do not exist.
+   * /admin/status` (admin/pause-routes.ts), and the console (`/admin`, admin/). Without it
+   * those routes do not exist.
    */
   adminToken?: string;
   /**
@@ -155,18 +155,13 @@ const aalisChatPlugin: FastifyPluginAsync<AalisChatOptions> = async (app: Fastif
       guarded: hooks.guarded,
     });
   }
-  if (options.adminToken)
-    registerAdminRoutes(app, {
-      adminToken: options.adminToken,
-      pause: services.pause,
-      guarded: hooks.guarded,
-    });
   const stopRetention = registerOwnerConsole(app, {
     adminToken: options.adminToken,
     retentionDays: options.retentionDays,
     store,
     hub,
     budgets: services.budgets,
+    pause: services.pause,
     events,
     model: options.model ?? null,
     prices: options.prices,

@@ -1,10 +1,12 @@
 /**
- * The site owner's console, on when AALIS_ADMIN_TOKEN is set (without it, `/admin` and
- * `/admin/api/*` answer 404, as any route that does not exist): its page and the JSON
- * API the page uses, over the history's archive (history/archive.ts).
+ * The site owner's routes, on when AALIS_ADMIN_TOKEN is set (without it, every `/admin`
+ * route answers 404, as any route that does not exist): the pause switch, and the
+ * console, its page and the JSON API the page uses, over the history's archive
+ * (history/archive.ts). One access check (owner-access.ts) guards them all.
  */
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Budgets } from '../budgets/budgets.js';
+import type { PauseSwitch } from '../budgets/pause-switch.js';
 import { archiveOf } from '../history/archive-of.js';
 import type { HistoryStore } from '../history/store.js';
 import type { SessionHub } from '../sessions/session-hub.js';
@@ -13,6 +15,7 @@ import type { Logger } from '../util/logger.js';
 import { registerConsoleApi } from './console-api.js';
 import type { ModelPrices } from './day-stats.js';
 import { OwnerAccess } from './owner-access.js';
+import { registerAdminRoutes } from './pause-routes.js';
 import { scheduleRetention, VisitorErasure } from './visitor-erasure.js';
 
 export interface OwnerConsoleOptions {
@@ -23,6 +26,7 @@ export interface OwnerConsoleOptions {
   store: HistoryStore;
   hub: SessionHub;
   budgets: Budgets | undefined;
+  pause: PauseSwitch;
   /** Where turns are heard ending: their timings are kept for the stats. */
   events: ChatEvents;
   /** The model that answers (the stats' cost looks its price up by it); null when an agent answers. */
@@ -38,6 +42,8 @@ export interface OwnerConsoleOptions {
 /** Registers what is configured; returns what stops the retention's sweeps. */
 export function registerOwnerConsole(app: FastifyInstance, options: OwnerConsoleOptions): () => void {
   const { adminToken, retentionDays, store, hub, budgets, logger } = options;
+  const access = adminToken && new OwnerAccess({ adminToken, addressOf: options.addressOf });
+  if (access) registerAdminRoutes(app, { access, pause: options.pause, guarded: options.guarded });
   if (!adminToken && !retentionDays) return () => {};
   const archive = archiveOf(store);
   if (!archive) {
@@ -48,8 +54,7 @@ export function registerOwnerConsole(app: FastifyInstance, options: OwnerConsole
     return () => {};
   }
   const erasure = new VisitorErasure(archive, hub, budgets);
-  if (adminToken) {
-    const access = new OwnerAccess({ adminToken, addressOf: options.addressOf });
+  if (access) {
     registerConsoleApi(app, {
       access,
       archive,

@@ -1,8 +1,9 @@
 /**
  * The owner's switch (PROTOCOL.md section 2b): `POST /admin/pause` and `/admin/resume`,
- * `GET /admin/status`, each needing `Authorization: Bearer <AALIS_ADMIN_TOKEN>` (anything
- * else is 401, compared in constant time). Without an admin token the routes do not
- * exist (404), so a server nobody configured has no switch to find. The state lives in
+ * `GET /admin/status`, each the owner's (owner-access.ts: `Authorization: Bearer
+ * <AALIS_ADMIN_TOKEN>` or the console's cookie; anything else is 401, and 429 after 20
+ * wrong tokens a minute). Without an admin token the routes do not exist (404), so a
+ * server nobody configured has no switch to find. The state lives in
  * the pause switch (budgets/pause-switch.ts): every instance on the same Redis, and the
  * next start, see it.
  *
@@ -12,12 +13,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { PauseState, PauseSwitch } from '../budgets/pause-switch.js';
 import type { Logger } from '../util/logger.js';
-import { sameSecret } from './same-secret.js';
+import type { OwnerAccess } from './owner-access.js';
 
 export const ADMIN_PATHS = { pause: '/admin/pause', resume: '/admin/resume', status: '/admin/status' };
 
 export interface AdminRoutesOptions {
-  adminToken: string;
+  access: OwnerAccess;
   pause: PauseSwitch;
   /** The host guard and the security headers, as every route of the plugin has them. */
   guarded: onRequestHookHandler[];
@@ -32,17 +33,9 @@ const stateBody = (state: PauseState) => ({
 });
 
 export function registerAdminRoutes(app: FastifyInstance, options: AdminRoutesOptions): void {
-  const { adminToken, pause, guarded, now = Date.now } = options;
-  const owner = async (request: FastifyRequest, reply: FastifyReply) => {
-    const given = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
-    if (given === undefined || !sameSecret(given, adminToken)) {
-      return reply
-        .code(401)
-        .header('www-authenticate', 'Bearer')
-        .header('cache-control', 'no-store')
-        .send({ error: 'the admin token (Authorization: Bearer <AALIS_ADMIN_TOKEN>) is missing or wrong' });
-    }
-  };
+  const { access, pause, guarded, now = Date.now } = options;
+  const owner = async (request: FastifyRequest, reply: FastifyReply) =>
+    (await access.check(request, reply)) ? undefined : reply;
   const onRequest = [...guarded, owner];
   const answer = (reply: FastifyReply, state: PauseState) =>
     reply.header('cache-control', 'no-store').send(stateBody(state));

@@ -1,6 +1,6 @@
 /**
  * `aalis-server pause|resume|status`: the owner's switch from a shell, a client of the
- * admin routes (admin-routes.ts) of a running server, which may be another machine's.
+ * admin routes (pause-routes.ts) of a running server, which may be another machine's.
  *
  *   aalis-server pause --url https://chat.example.com --token "$AALIS_ADMIN_TOKEN" --reason "the bill"
  *
@@ -9,7 +9,7 @@
  * the server answers; exits 0, 1 when the server refused or could not be reached, 2 on a
  * mistake in the command.
  */
-import { ADMIN_PATHS } from './admin-routes.js';
+import { ADMIN_PATHS } from './pause-routes.js';
 
 export const ADMIN_COMMANDS = ['pause', 'resume', 'status'] as const;
 export type AdminCommand = (typeof ADMIN_COMMANDS)[number];
