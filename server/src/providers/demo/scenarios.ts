@@ -318,6 +318,38 @@ export const scenarios: Scenario[] = [
     }),
   },
   {
+    id: 'handoff',
+    keywords: ['a person', 'human', 'handoff', '人工'],
+    label: 'A person',
+    prompt: 'I would like to talk to a person',
+    first: (_userText, tools) =>
+      tools.includes('handoff')
+        ? {
+            steps: [
+              { kind: 'text', text: 'Of course: I am asking a person to join.' },
+              { kind: 'tool_call', name: 'handoff', arguments: { reason: 'the visitor asked for a person' } },
+            ],
+          }
+        : {
+            steps: [
+              {
+                kind: 'text',
+                text:
+                  'This server offers no person to talk to. Start it with `AALIS_HANDOFF=on` and ' +
+                  '`AALIS_ADMIN_TOKEN` set, then answer from the console at `/admin`.',
+              },
+            ],
+          },
+    afterTools: () => ({
+      steps: [
+        {
+          kind: 'text',
+          text: 'A person was asked to join: they answer here, from the console at `/admin`. I stay quiet once they do.',
+        },
+      ],
+    }),
+  },
+  {
     id: 'mcp-tool',
     keywords: ['mcp', 'operation', '长任务'],
     label: 'MCP tool',
