@@ -12,6 +12,7 @@ import { challengeStyles } from './components/challenge/challenge.styles.js';
 import { composerStyles } from './components/composer/composer.styles.js';
 import { conversationsStyles } from './components/conversations/conversations.styles.js';
 import { greetingStyles } from './components/greeting/greeting.styles.js';
+import { handoffStyles } from './components/handoff/handoff.styles.js';
 import { launcherStyles } from './components/launcher/launcher.styles.js';
 import { messageActionsStyles } from './components/message-actions/message-actions.styles.js';
 import { messageStyles } from './components/message/message.styles.js';
@@ -114,6 +115,7 @@ export const chatStyles = [
   approvalStyles,
   markdownStyles,
   challengeStyles,
+  handoffStyles,
   composerStyles,
   attachmentsStyles,
 ];

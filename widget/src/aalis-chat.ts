@@ -20,6 +20,7 @@ import { Composer } from './controllers/composer.js';
 import { browserSocket, type ConnectionState, type SocketFactory } from './controllers/connection.js';
 import { ConversationList } from './controllers/conversation-list.js';
 import { Conversation } from './controllers/conversation.js';
+import { HandoffRequest } from './controllers/handoff.js';
 import { Launcher } from './controllers/launcher.js';
 import { MessageActions } from './controllers/message-actions.js';
 import { RenderPacing } from './controllers/render-pacing.js';
@@ -56,7 +57,9 @@ import { loadLexer } from './markdown/lexer.js';
  * @csspart action-edit - Under the last question: edit it and send it again, as a new version.
  * @csspart edit-form - The last question being edited.
  * @csspart versions - The switcher of a place with several versions: `‹ 2 / 3 ›`.
- * @csspart toolbar - The row above the transcript, for a visitor the server knows: the conversations button.
+ * @csspart toolbar - The row above the transcript: the handoff button, and for a visitor the server knows, the conversations button.
+ * @csspart handoff-button - "Talk to a person", where the server offers one, until one is asked for; `requestHandoff()` does the same.
+ * @csspart handoff-notice - The line over the composer (`role="status"`): a person is asked for, answers, or has handed back to the model; `data-state` `waiting`, `active` or `off`.
  * @csspart conversations-button - Shows the visitor's conversations in place of the transcript.
  * @csspart conversations - The visitor's conversations: open, new, rename, delete.
  * @csspart welcome - The owner's welcome, shown while the conversation is empty.
@@ -67,7 +70,7 @@ import { loadLexer } from './markdown/lexer.js';
  * @csspart close-button - Launcher mode: the panel's close button, in its head beside the title.
  * @csspart status - The connection line above the transcript.
  * @csspart transcript - The scrolling conversation (`role="log"`).
- * @csspart bubble - Every message bubble; also `bubble-user`, `bubble-assistant`.
+ * @csspart bubble - Every message bubble; also `bubble-user`, `bubble-assistant`, and `bubble-operator` (a person's reply, their name first).
  * @csspart typing - The bubble shown before the assistant's first words.
  * @csspart reasoning - A collapsible reasoning block.
  * @csspart tool-call-block - A tool call that runs or ran: name, status, arguments, result. `data-status` `running`, `done` or `error`; `data-declined` `user` or `expired` for a call that never ran.
@@ -114,6 +117,8 @@ import { loadLexer } from './markdown/lexer.js';
  * @cssprop --aalis-bubble-user-text - Text in the user's bubbles.
  * @cssprop --aalis-bubble-assistant-background - The assistant's bubbles.
  * @cssprop --aalis-bubble-assistant-text - Text in the assistant's bubbles.
+ * @cssprop --aalis-bubble-operator-background - A person's bubbles, after a handoff.
+ * @cssprop --aalis-bubble-operator-text - Text in a person's bubbles.
  * @cssprop --aalis-card-background - Tool-call blocks and pending cards.
  * @cssprop --aalis-card-border - Their border.
  * @cssprop --aalis-font-family - Text font.
@@ -183,6 +188,7 @@ export class AalisChat extends LitElement {
     (frame) => {
       this.#conversation.receive(frame);
       this.#stop.receive(frame);
+      this.#handoff.receive(frame);
       this.#apps.receive(frame);
     },
     () => loadLexer(),
@@ -191,6 +197,12 @@ export class AalisChat extends LitElement {
     this,
     () => this.view,
     (frame) => this.#connection.send(frame),
+  );
+  readonly #handoff = new HandoffRequest(
+    () => this.view,
+    (frame) => this.#connection.send(frame),
+    // To the text box, where the visitor writes to the person: the button is about to go.
+    (sent) => (sent ? this.#focusAfterUpdate() : this.#composer.show({ notice: this.strings.notSent })),
   );
   readonly #scroll = new StickToBottom(this, () => this.renderRoot.querySelector<HTMLElement>('.transcript'));
   // Not `#`: `requestUpdate` reads it from Lit's constructor, before the fields exist.
@@ -299,6 +311,15 @@ export class AalisChat extends LitElement {
     const answer = this.view.messages.find((m) => m.id === messageId && m.role === 'assistant');
     const text = comment?.trim().slice(0, Limits.feedbackComment);
     return !!answer && this.#composer.feedback(messageId, rating, text);
+  }
+
+  /**
+   * Asks for a person instead of the model (the "Talk to a person" button), where the server
+   * offers one; `reason` goes to the site. False when none is offered, one is asked for or
+   * answers already, or the connection is down.
+   */
+  requestHandoff(reason?: string): boolean {
+    return this.#handoff.request(reason);
   }
 
   /** Launcher mode: whether the panel is open. */
@@ -427,9 +448,11 @@ export class AalisChat extends LitElement {
   #renderChat(): TemplateResult {
     const { strings } = this;
     const list = this.#list.state;
-    const toolbar = this.#list.available
-      ? renderToolbar(strings, !!list, this.#list.handlers.toggle)
-      : nothing;
+    const toolbar = renderToolbar(
+      strings,
+      list ? nothing : this.#handoff.button(strings),
+      this.#list.available ? { shown: !!list, toggle: this.#list.handlers.toggle } : undefined,
+    );
     if (list) {
       const { sessions, renaming, confirming } = list;
       const locale = this.locale || defaultLocale();
@@ -444,7 +467,7 @@ export class AalisChat extends LitElement {
       ${renderStatusLine({ strings, state, refusal, retryInSeconds }, () => connection.retryNow())}
       ${this.#transcript.render(this.#scroll.stuck, this.#transcriptHandlers)}
       <div class="sr-only" aria-live="polite" aria-atomic="true">${this.#conversation.announcement}</div>
-      ${renderChallenge(strings, this.#challenge.line)}
+      ${renderChallenge(strings, this.#challenge.line)} ${this.#handoff.line(strings)}
       ${renderComposer(
         {
           strings,

@@ -24,6 +24,7 @@ describe('anonymous visitor key', () => {
     expect(sockets[1]!.sent[0]).to.deep.equal({
       type: 'hello',
       protocol: 1,
+      features: ['operator'],
       sessionId: SESSION,
       anonymousKey: KEY,
     });
@@ -35,7 +36,12 @@ describe('anonymous visitor key', () => {
 
     el.newSession();
     await until(() => sockets[1]!.sent.length === 2);
-    expect(sockets[1]!.sent[1]).to.deep.equal({ type: 'hello', protocol: 1, anonymousKey: KEY });
+    expect(sockets[1]!.sent[1]).to.deep.equal({
+      type: 'hello',
+      protocol: 1,
+      anonymousKey: KEY,
+      features: ['operator'],
+    });
     expect(localStorage.getItem(STORED)).to.equal(KEY);
   });
 

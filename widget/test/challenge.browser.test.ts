@@ -152,6 +152,7 @@ describe('bot challenge', () => {
     expect(m.socket.sent.at(-1)).to.deep.equal({
       type: 'hello',
       protocol: 1,
+      features: ['operator'],
       sessionId: SESSION,
       anonymousKey: 'anon-key-1',
       challenge: token,
@@ -171,7 +172,12 @@ describe('bot challenge', () => {
     expect(fake('turnstile').removed).to.include(widget);
     // Later hellos carry no token: the server remembers the pass.
     m.el.newSession();
-    expect(m.socket.sent.at(-1)).to.deep.equal({ type: 'hello', protocol: 1, anonymousKey: 'anon-key-1' });
+    expect(m.socket.sent.at(-1)).to.deep.equal({
+      type: 'hello',
+      protocol: 1,
+      anonymousKey: 'anon-key-1',
+      features: ['operator'],
+    });
   });
 
   it('challenge_failed: the check again, saying the last try did not pass; nothing is sent until one passes', async () => {
@@ -216,6 +222,7 @@ describe('bot challenge', () => {
     expect(m.sockets[1]!.sent[0]).to.deep.equal({
       type: 'hello',
       protocol: 1,
+      features: ['operator'],
       sessionId: SESSION,
       anonymousKey: 'anon-key-1',
       challenge: token,

@@ -127,7 +127,12 @@ describe('the composer', () => {
 async function resumesOnASecondSocket({ sockets, el }: Mounted, states: string[]) {
   await until(() => sockets.length === 2, 2_000);
   await until(() => sockets[1]!.sent.length === 1);
-  expect(sockets[1]!.sent[0]).to.deep.equal({ type: 'hello', protocol: 1, sessionId: SESSION });
+  expect(sockets[1]!.sent[0]).to.deep.equal({
+    type: 'hello',
+    protocol: 1,
+    sessionId: SESSION,
+    features: ['operator'],
+  });
   sockets[1]!.receive(readyFrame());
   await el.updateComplete;
   expect(states).to.deep.equal(['reconnecting', 'reconnecting', 'connected']);
@@ -138,7 +143,7 @@ describe('the connection', () => {
     const mounted = await mount();
     const { sockets, socket, el, shadow } = mounted;
     expect(sockets[0]!.url).to.equal('wss://chat.example.com/ws');
-    expect(sockets[0]!.sent[0]).to.deep.equal({ type: 'hello', protocol: 1 });
+    expect(sockets[0]!.sent[0]).to.deep.equal({ type: 'hello', protocol: 1, features: ['operator'] });
     const states: string[] = [];
     el.addEventListener('aalis-connection-change', (e) => states.push(e.detail.state));
     socket.close(1006);

@@ -175,7 +175,7 @@ describe('sessions', () => {
     expect(localStorage.getItem('aalis-chat-session')).to.equal(SESSION);
     el.newSession();
     await until(() => socket.sent.length === 2);
-    expect(socket.sent[1]).to.deep.equal({ type: 'hello', protocol: 1 });
+    expect(socket.sent[1]).to.deep.equal({ type: 'hello', protocol: 1, features: ['operator'] });
     expect(localStorage.getItem('aalis-chat-session')).to.equal(null);
   });
 });

@@ -178,6 +178,8 @@ export class ChatConnection implements ReactiveController {
             ...(token ? { token } : {}),
             ...(anonymousKey ? { anonymousKey } : {}),
             ...(challenge ? { challenge } : {}),
+            // A person's messages (role `operator`): the server sends them only to clients that read them.
+            features: ['operator'],
           };
         },
       },

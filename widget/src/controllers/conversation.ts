@@ -230,6 +230,8 @@ export class Conversation implements ReactiveController {
         if (frame.clientMessageId !== undefined) this.#hooks.accepted(frame.clientMessageId);
         // A new version shows at once: every place goes back to its latest.
         if (frame.message.replaces) this.chosen = new Map();
+        // A message for the person answering starts no turn: a running one is not this one's.
+        if (frame.message.toOperator) break;
         this.#startTurn();
         this.#seenApprovals.clear();
         break;
@@ -252,6 +254,13 @@ export class Conversation implements ReactiveController {
         if (frame.phase === 'start') this.announcement = strings.announceTool(frame.name);
         break;
       case 'message': {
+        if (frame.message.role === 'operator') {
+          // A person's reply ends no turn (no `aalis-message`), but it is news for a closed panel.
+          const text = plainText(frame.message).slice(0, 200);
+          this.announcement = strings.announceOperator(frame.message.author || strings.operator, text);
+          this.#hooks.answered();
+          break;
+        }
         const { error } = frame.message;
         this.reasoning.finished(frame.message.id);
         this.caches = new Map();

@@ -12,7 +12,12 @@ import type { ChatMessage, ToolCallPart } from '@aalis/protocol/client';
 import type { Decide } from '../components/approval/approval.js';
 import { renderGreeting, templateStarters, type Starter } from '../components/greeting/greeting.js';
 import { renderMessageActions } from '../components/message-actions/message-actions.js';
-import { renderAssistantMessage, renderTurn, renderUserMessage } from '../components/message/message.js';
+import {
+  renderAssistantMessage,
+  renderOperatorMessage,
+  renderTurn,
+  renderUserMessage,
+} from '../components/message/message.js';
 import type { PartContext } from '../components/message/parts.js';
 import { renderHistory } from '../components/transcript/history.js';
 import { renderTranscript, type TranscriptHandlers } from '../components/transcript/transcript.js';
@@ -90,8 +95,9 @@ export class Transcript implements ReactiveController {
   render(stuck: boolean, on: TranscriptHandlers): TemplateResult {
     const { conversation, actions } = this.#parts;
     const { strings } = this.#host;
-    const { turn, messages } = conversation.view;
+    const { turn, messages, handoff } = conversation.view;
     const idle = turn === null;
+    const askable = idle && handoff?.state !== 'active';
     const { shownPlaces, chosen } = conversation;
     const history = messages.length
       ? // The history changes only when a turn ends: not re-diffed on every frame.
@@ -105,11 +111,12 @@ export class Transcript implements ReactiveController {
             chosen,
             actions.editing,
             idle,
+            askable,
             shownPlaces,
           ],
           () =>
             renderHistory(
-              { strings, messages, shownPlaces, chosen, editing: actions.editing, idle },
+              { strings, messages, shownPlaces, chosen, editing: actions.editing, idle, askable },
               this.#historyHandlers,
             ),
         )
@@ -173,12 +180,15 @@ export class Transcript implements ReactiveController {
       rendered =
         message.role === 'user'
           ? renderUserMessage(message, strings, this.#parts.imageUrl)
-          : renderAssistantMessage(
-              message,
-              this.#context(false, this.#parts.conversation.reasoning.of(message.id)),
-            );
+          : message.role === 'operator'
+            ? renderOperatorMessage(message, strings)
+            : renderAssistantMessage(
+                message,
+                this.#context(false, this.#parts.conversation.reasoning.of(message.id)),
+              );
       this.#rendered.set(message, rendered);
     }
+    // Only the model's answers are rated and asked again: not a question, nor a person's reply.
     if (message.role !== 'assistant') return rendered;
     // The actions change without the answer (a form opened, "Copied"): rendered apart.
     const { commenting, copied, actions } = this.#parts.actions;

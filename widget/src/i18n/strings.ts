@@ -122,6 +122,14 @@ export interface Strings {
   failed: string;
   loadOlder: string;
   announceReply: (text: string) => string;
+  /** A person instead of the model (`handoff`): the button; the line while asked for, answering, after. */
+  talkToPerson: string;
+  handoffWaiting: string;
+  handoffActive: (name: string) => string;
+  handoffEnded: string;
+  /** A person the site left unnamed, and their reply read out. */
+  operator: string;
+  announceOperator: (name: string, text: string) => string;
   announceTool: (name: string) => string;
   errorTitle: string;
   /** Follows an error's words when the server gave it an id, so a visitor can quote it. */
@@ -251,6 +259,12 @@ const en: Strings = {
   failed: 'The answer failed.',
   loadOlder: 'Load older messages',
   announceReply: (t) => `Assistant replied: ${t}`,
+  talkToPerson: 'Talk to a person',
+  handoffWaiting: 'A person will join this conversation soon.',
+  handoffActive: (name) => `You are talking with ${name}.`,
+  handoffEnded: 'You are back with the assistant.',
+  operator: 'Support',
+  announceOperator: (name, t) => `${name} replied: ${t}`,
   announceTool: (name) => `Running tool ${name}`,
   errorTitle: 'Error',
   errorId: (id) => ` (error ID ${id})`,
@@ -383,6 +397,12 @@ const zhCN: Strings = {
   failed: '回答失败。',
   loadOlder: '加载更早的消息',
   announceReply: (t) => `助手回复：${t}`,
+  talkToPerson: '转人工客服',
+  handoffWaiting: '工作人员很快会加入对话。',
+  handoffActive: (name) => `您正在与 ${name} 对话。`,
+  handoffEnded: '现在由助手继续回答。',
+  operator: '客服',
+  announceOperator: (name, t) => `${name} 回复：${t}`,
   announceTool: (name) => `正在运行工具 ${name}`,
   errorTitle: '错误',
   errorId: (id) => `（错误 ID：${id}）`,

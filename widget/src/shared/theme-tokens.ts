@@ -18,6 +18,7 @@ const darkDefaults = css`
   --_warning: var(--aalis-color-warning, #ffa057);
   --_danger: var(--aalis-color-danger, #ff9592);
   --_assistant-bg: var(--aalis-bubble-assistant-background, #212225);
+  --_operator-bg: var(--aalis-bubble-operator-background, #132d21);
   --_card-bg: var(--aalis-card-background, #18191b);
   color-scheme: dark;
 `;
@@ -36,6 +37,8 @@ export const themeTokens = css`
     --_user-fg: var(--aalis-bubble-user-text, var(--_accent-fg));
     --_assistant-bg: var(--aalis-bubble-assistant-background, #f1f3f5);
     --_assistant-fg: var(--aalis-bubble-assistant-text, var(--_fg));
+    --_operator-bg: var(--aalis-bubble-operator-background, #e6f6eb);
+    --_operator-fg: var(--aalis-bubble-operator-text, var(--_fg));
     --_card-bg: var(--aalis-card-background, #ffffff);
     --_card-border: var(--aalis-card-border, var(--_border));
     --_font: var(--aalis-font-family, system-ui, -apple-system, 'Segoe UI', sans-serif);

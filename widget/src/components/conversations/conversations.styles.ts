@@ -8,6 +8,7 @@ import { accentButton } from '../../shared/control-styles.js';
 export const conversationsStyles = css`
   .toolbar {
     display: flex;
+    gap: 4px;
     justify-content: flex-end;
     padding: 2px calc(var(--_space) * 0.5);
     border-bottom: 1px solid var(--_border);

@@ -3,7 +3,7 @@
  * rename one (Enter saves, Escape leaves it), delete one (asked twice). The list is the
  * server's (`sessions` frames): only the visitor's own conversations are ever in it.
  */
-import { html, type TemplateResult } from 'lit';
+import { html, nothing, type TemplateResult } from 'lit';
 import { Limits, type SessionSummary } from '@aalis/protocol/client';
 import type { Strings } from '../../i18n/strings.js';
 import { onEscape } from '../../shared/escape.js';
@@ -117,17 +117,31 @@ function ago(at: number, locale: string): string {
   }
 }
 
-/** The row above the transcript, for a visitor the server knows: the conversations button. */
-export function renderToolbar(strings: Strings, listShown: boolean, toggle: () => void): TemplateResult {
+/**
+ * The row above the transcript: "Talk to a person" where the site offers one (`person`,
+ * ../handoff/), and the conversations button for a visitor the server knows (`list`). No
+ * row for neither.
+ */
+export function renderToolbar(
+  strings: Strings,
+  person: unknown,
+  list: { shown: boolean; toggle(): void } | undefined,
+): TemplateResult | typeof nothing {
+  if (person === nothing && !list) return nothing;
   return html`<div class="toolbar" part="toolbar">
-    <button
-      type="button"
-      class="action conversations-button"
-      part="conversations-button"
-      aria-expanded=${listShown ? 'true' : 'false'}
-      @click=${toggle}
-    >
-      ${strings.conversations}
-    </button>
+    ${person}
+    ${
+      list
+        ? html`<button
+            type="button"
+            class="action conversations-button"
+            part="conversations-button"
+            aria-expanded=${list.shown ? 'true' : 'false'}
+            @click=${list.toggle}
+          >
+            ${strings.conversations}
+          </button>`
+        : nothing
+    }
   </div>`;
 }

@@ -1,8 +1,8 @@
 import { css } from 'lit';
 
 /**
- * The bubbles: the user's, the assistant's with its parts, the typing dots before the
- * first words, and collapsible reasoning.
+ * The bubbles: the user's, the assistant's with its parts, a person's with their name, the
+ * typing dots before the first words, and collapsible reasoning.
  */
 export const messageStyles = css`
   .bubble {
@@ -16,7 +16,18 @@ export const messageStyles = css`
     background: var(--_user-bg);
     color: var(--_user-fg);
   }
+  .bubble.operator {
+    align-self: flex-start;
+    background: var(--_operator-bg);
+    color: var(--_operator-fg);
+  }
+  .author {
+    display: block;
+    font-size: 0.85em;
+    font-weight: 600;
+  }
   .bubble.user .text,
+  .bubble.operator .text,
   .plain {
     white-space: pre-wrap;
   }

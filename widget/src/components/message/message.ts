@@ -1,7 +1,7 @@
 /**
  * The transcript's bubbles: a user's message, a finished assistant message (with why it
- * did not complete, when it did not), and the running turn with its tool cards and its
- * status line.
+ * did not complete, when it did not), a person's reply (a handoff), and the running turn
+ * with its tool cards and its status line.
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import { approvalList, progressList, type ChatMessage, type TurnView } from '@aalis/protocol/client';
@@ -27,6 +27,17 @@ export function renderUserMessage(
   return html`<div class="bubble user" part="bubble bubble-user" data-id=${message.id}>
     ${renderMessageImages(message.images, strings, imageUrl)}
     ${text ? html`<span class="text">${text}</span>` : nothing}
+  </div>`;
+}
+
+/**
+ * A person's reply (a handoff): their name over their words, as plain text. No markdown: a
+ * person types text, and what the model's answers look like must not be theirs.
+ */
+export function renderOperatorMessage(message: ChatMessage, strings: Strings): TemplateResult {
+  return html`<div class="bubble operator" part="bubble bubble-operator" data-id=${message.id}>
+    <span class="author">${message.author || strings.operator}</span>
+    <span class="text">${plainText(message)}</span>
   </div>`;
 }
 

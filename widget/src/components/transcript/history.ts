@@ -20,6 +20,8 @@ export interface HistoryState {
   editing: string | undefined;
   /** No turn runs. */
   idle: boolean;
+  /** The model may be asked again: no turn runs, and no person answers (they are `busy`). */
+  askable: boolean;
 }
 
 export interface HistoryHandlers {
@@ -31,7 +33,7 @@ export interface HistoryHandlers {
 }
 
 export function renderHistory(
-  { strings, messages, shownPlaces, chosen, editing, idle }: HistoryState,
+  { strings, messages, shownPlaces, chosen, editing, idle, askable }: HistoryState,
   on: HistoryHandlers,
 ): unknown {
   const all = versionGroups(messages);
@@ -44,7 +46,7 @@ export function renderHistory(
       const shown = Math.min(chosen.get(key) ?? versions.length - 1, versions.length - 1);
       const exchange = versions[shown]!;
       // Only the latest version of the last place can be asked again.
-      const last = idle && place === groups.length - 1 && shown === versions.length - 1;
+      const last = askable && place === groups.length - 1 && shown === versions.length - 1;
       const question = exchange[0]!.role === 'user' ? exchange[0]! : undefined;
       const answer = exchange.at(-1)!.role === 'assistant' ? exchange.at(-1)! : undefined;
       return [

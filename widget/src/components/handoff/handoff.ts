@@ -1,0 +1,42 @@
+/**
+ * A person instead of the model (PROTOCOL.md section 8), as the visitor sees it: the
+ * toolbar's "Talk to a person" button, and the line over the composer that says where the
+ * conversation stands. A person's reply is a bubble of its own (../message/message.ts).
+ */
+import { html, type TemplateResult } from 'lit';
+import type { Handoff } from '@aalis/protocol/client';
+import type { Strings } from '../../i18n/strings.js';
+
+export function renderHandoffButton(strings: Strings, ask: () => void): TemplateResult {
+  return html`<button type="button" class="action handoff-button" part="handoff-button" @click=${ask}>
+    ${strings.talkToPerson}
+  </button>`;
+}
+
+/**
+ * The line: waiting for a person, talking with one, or back with the model (`back`). It is
+ * there, empty, whenever a person is offered: a live region announces the words that change
+ * in it, not words it was created with.
+ */
+export function renderHandoffLine(
+  strings: Strings,
+  handoff: Handoff | undefined,
+  back: boolean,
+): TemplateResult {
+  const text =
+    handoff?.state === 'waiting'
+      ? strings.handoffWaiting
+      : handoff
+        ? strings.handoffActive(handoff.operator || strings.operator)
+        : back
+          ? strings.handoffEnded
+          : '';
+  return html`<div
+    class="handoff-notice ${text ? 'said' : ''}"
+    part="handoff-notice"
+    role="status"
+    data-state=${handoff?.state ?? 'off'}
+  >
+    ${text}
+  </div>`;
+}
