@@ -207,6 +207,35 @@ describe('POST /ag-ui', () => {
     expect(agent.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Fine now.' });
   });
 
+  test('while a person answers the thread, a run hands its message to them and finishes: no turn, aalis.handoff', async () => {
+    const admin = 'owner-token-0123456789';
+    harness = await startServer({
+      adminToken: admin,
+      handoff: {},
+      replies: [{ body: textAnswer('Model.') }],
+    });
+    const threadId = `thread-${randomUUID()}`;
+    const agent = new HttpAgent({ url: `${httpBase(harness)}/ag-ui`, threadId });
+    agent.addMessage(userMessage('Hi'));
+    await agent.runAgent();
+    const reply = await fetch(`${httpBase(harness)}/admin/api/conversations/${threadId}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'A person here.', operator: 'Ada' }),
+    });
+    expect(reply.status).toBe(200);
+    agent.addMessage(userMessage('Thanks, Ada'));
+    const { events, subscriber } = recorder();
+    await agent.runAgent({}, subscriber);
+    expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, threadId });
+    expect(events.find((e) => e.type === EventType.CUSTOM)).toMatchObject({
+      name: 'aalis.handoff',
+      value: { state: 'active' },
+    });
+    // The model was asked once: for the first run only.
+    expect(harness.upstream!.requests).toHaveLength(1);
+  });
+
   test('bad input is a 400 that says what is wrong; a page from another origin is refused', async () => {
     harness = await startServer({ allowedOrigins: ['https://shop.example'] });
     const base = httpBase(harness);

@@ -50,6 +50,11 @@ export const CustomEvents = {
   elicitationSettled: 'aalis.elicitation_settled',
   /** A page's flow finished, the MCP server said: `{elicitationId}`. */
   elicitationComplete: 'aalis.elicitation_complete',
+  /**
+   * The conversation's handoff to a person (PROTOCOL.md section 8): `{state, operator?,
+   * reason?, since}`. A run whose message went to the person (`active`) ends with it.
+   */
+  handoff: 'aalis.handoff',
   /** The key of the anonymous visitor this run made: `{key}`, to send back as `X-Aalis-Anonymous-Key`. */
   anonymousKey: 'aalis.anonymous_key',
 } as const;
@@ -152,6 +157,17 @@ export class AgUiRun {
       }
       case 'message':
         if (frame.message.role === 'assistant') this.#finish(frame.message);
+        return;
+      case 'handoff': {
+        const { type: _type, sessionId: _session, ...handoff } = frame;
+        return this.#custom(CustomEvents.handoff, handoff);
+      }
+      case 'user_message':
+        // A person answers the conversation: the message is theirs, and no turn follows.
+        if (frame.message.toOperator) {
+          this.#custom(CustomEvents.handoff, { state: 'active', toOperator: frame.message.id });
+          this.#finish({ status: 'complete' });
+        }
         return;
       case 'error':
         return this.#fail(frame.code, frame.message);
