@@ -71,6 +71,7 @@ console.log(`
   history: ${env.AALIS_DATA_DIR}/aalis.sqlite
   widget:  ${demo.url}/aalis-chat.js
   hosts:   ${hosts} (AALIS_PUBLIC_HOSTS adds names)
+  console: ${demo.config.adminToken ? `${demo.url}/admin${demo.config.handoff ? ' (a person answers there: AALIS_HANDOFF is on)' : ''}` : 'off (set AALIS_ADMIN_TOKEN, 16+ characters, for /admin; AALIS_HANDOFF=on to answer visitors there)'}
 
   Ctrl+C to stop.
 `);
