@@ -13,6 +13,8 @@ import type { SessionHub } from '../sessions/session-hub.js';
 import type { ChatEvents } from '../transport/chat-events.js';
 import type { Logger } from '../util/logger.js';
 import { registerConsoleApi } from './console-api.js';
+import { defaultConsoleFile, registerConsolePage } from './console-page.js';
+import { WidgetFile } from '../transport/widget-file.js';
 import type { ModelPrices } from './day-stats.js';
 import { OwnerAccess } from './owner-access.js';
 import { registerAdminRoutes } from './pause-routes.js';
@@ -55,6 +57,7 @@ export function registerOwnerConsole(app: FastifyInstance, options: OwnerConsole
   }
   const erasure = new VisitorErasure(archive, hub, budgets);
   if (access) {
+    registerConsolePage(app, { consoleFile: new WidgetFile(defaultConsoleFile()), guarded: options.guarded });
     registerConsoleApi(app, {
       access,
       archive,

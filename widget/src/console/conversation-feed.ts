@@ -1,0 +1,93 @@
+/**
+ * The list of conversations as the owner filters it: the words searched (`q`), the
+ * rating, and the pages loaded so far ("Load more" follows the server's cursor). A
+ * change of filter starts again from the first page; an answer to an older filter that
+ * arrives late is dropped, so the list always matches what the form says.
+ */
+import type { ReactiveControllerHost } from 'lit';
+import { LoggedOut, failureText, type ConsoleApi, type ConversationRow, type Rating } from './console-api.js';
+
+/** How many conversations a page asks for. */
+export const PAGE_SIZE = 50;
+
+export interface FeedFilter {
+  q: string;
+  /** `''` for all. */
+  rating: Rating | '';
+}
+
+export class ConversationFeed {
+  filter: FeedFilter = { q: '', rating: '' };
+  rows: ConversationRow[] = [];
+  /** The cursor to the next page, when there may be one. */
+  next: string | undefined;
+  loading = false;
+  /** True once the first page of the current filter has come. */
+  loaded = false;
+  error = '';
+
+  /** Counts the filters asked for: an answer for an earlier one is stale. */
+  #generation = 0;
+  readonly #host: ReactiveControllerHost;
+  readonly #api: ConsoleApi;
+  readonly #loggedOut: (error: LoggedOut) => void;
+
+  constructor(host: ReactiveControllerHost, api: ConsoleApi, loggedOut: (error: LoggedOut) => void) {
+    this.#host = host;
+    this.#api = api;
+    this.#loggedOut = loggedOut;
+  }
+
+  /** The first page for `filter` (the current one by default, e.g. after an erasure). */
+  reload(filter: FeedFilter = this.filter): Promise<void> {
+    this.filter = { q: filter.q.trim(), rating: filter.rating };
+    this.rows = [];
+    this.next = undefined;
+    this.loaded = false;
+    return this.#load(undefined);
+  }
+
+  /** The next page, added below the rows shown. */
+  more(): Promise<void> {
+    if (this.loading || !this.next) return Promise.resolve();
+    return this.#load(this.next);
+  }
+
+  /** Forgets everything shown: the owner logged out. */
+  clear(): void {
+    this.#generation++;
+    Object.assign(this, { filter: { q: '', rating: '' }, rows: [], next: undefined });
+    Object.assign(this, { loading: false, loaded: false, error: '' });
+    this.#host.requestUpdate();
+  }
+
+  async #load(cursor: string | undefined): Promise<void> {
+    const generation = ++this.#generation;
+    this.loading = true;
+    this.error = '';
+    this.#host.requestUpdate();
+    try {
+      const { q, rating } = this.filter;
+      const page = await this.#api.conversations({
+        limit: PAGE_SIZE,
+        ...(q ? { q } : {}),
+        ...(rating ? { rating } : {}),
+        ...(cursor ? { cursor } : {}),
+      });
+      if (generation !== this.#generation) return;
+      this.rows = [...this.rows, ...page.conversations];
+      this.next = page.next;
+      this.loaded = true;
+    } catch (error) {
+      if (generation !== this.#generation) return;
+      // The element clears every list on a logout: nothing to say here.
+      if (error instanceof LoggedOut) return this.#loggedOut(error);
+      this.error = failureText(error);
+    } finally {
+      if (generation === this.#generation) {
+        this.loading = false;
+        this.#host.requestUpdate();
+      }
+    }
+  }
+}
