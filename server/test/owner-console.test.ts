@@ -80,6 +80,8 @@ describe('the owner console API', () => {
     for (const path of ['conversations', 'session', 'transcripts?from=2026-01-01&to=2026-01-02'])
       expect((await api(path)).status).toBe(404);
     expect((await login(ADMIN)).status).toBe(404);
+    for (const path of ['/admin', '/admin/aalis-console.js'])
+      expect((await fetch(`${httpOf(harness)}${path}`)).status).toBe(404);
   });
 
   test('the login cookie: HttpOnly, SameSite=Strict, under /admin, Secure behind HTTPS; a change with it must come from the console', async () => {
@@ -115,6 +117,28 @@ describe('the owner console API', () => {
     // Logging out makes the browser forget it.
     const out = await api('logout', { token: null, method: 'POST', headers: { cookie: pair } });
     expect(out.headers.get('set-cookie')).toMatch(/^aalis_admin=; .*Max-Age=0/);
+  });
+
+  test('the page: a shell under the page policy, never cached nor framed; its script by ETag, compressed', async () => {
+    harness = await startServer({ store: sqliteStore(), adminToken: ADMIN });
+    const page = await fetch(`${httpOf(harness)}/admin`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self'/);
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(await page.text()).toContain('<aalis-console></aalis-console>');
+    // `npm test` builds the widget, the console with it, before the tests.
+    const script = await fetch(`${httpOf(harness)}/admin/aalis-console.js`, {
+      headers: { 'accept-encoding': 'br' },
+    });
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+    const etag = script.headers.get('etag')!;
+    expect(etag).toMatch(/-br"$/);
+    const again = await fetch(`${httpOf(harness)}/admin/aalis-console.js`, {
+      headers: { 'accept-encoding': 'br', 'if-none-match': etag },
+    });
+    expect(again.status).toBe(304);
   });
 
   test('20 wrong tokens in a minute from an address: 429, even for the right one', async () => {

@@ -9,9 +9,10 @@
  * every visitor's conversations.
  */
 import { createRequire } from 'node:module';
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { setPageHeaders } from '../transport/chat-page.js';
-import { chooseEncoding, type WidgetAsset, type WidgetFile } from '../transport/widget-file.js';
+import { sendScript } from '../transport/script-reply.js';
+import type { WidgetFile } from '../transport/widget-file.js';
 
 export const CONSOLE_PATH = '/admin';
 export const CONSOLE_SCRIPT_PATH = '/admin/aalis-console.js';
@@ -66,22 +67,6 @@ export function registerConsolePage(app: FastifyInstance, options: ConsolePageOp
         .send('The console is not built: run `npm run build -w @aalis/widget` (npm start does it).');
     }
     // Always revalidated (a 304 by ETag): after an upgrade the console is the new one at once.
-    return sendAsset(request, reply, asset, 'no-cache');
+    return sendScript(request, reply, asset, 'no-cache');
   });
-}
-
-/** The file in the encoding the request accepts best, or 304 when the client has this version. */
-function sendAsset(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  asset: WidgetAsset,
-  cacheControl: string,
-): FastifyReply {
-  const encoding = chooseEncoding(request.headers['accept-encoding']);
-  const etag = encoding === 'identity' ? asset.etag : `${asset.etag.slice(0, -1)}-${encoding}"`;
-  void reply.header('cache-control', cacheControl).header('vary', 'accept-encoding').header('etag', etag);
-  if (request.headers['if-none-match']?.split(/\s*,\s*/).includes(etag)) return reply.code(304).send();
-  if (encoding !== 'identity') void reply.header('content-encoding', encoding);
-  const body = encoding === 'identity' ? asset.body : asset[encoding];
-  return reply.type('text/javascript; charset=utf-8').send(body);
 }

@@ -15,7 +15,8 @@ import {
   setPreflightHeaders,
   setPublicResourceHeaders,
 } from './security-headers.js';
-import { WIDGET_PARTS, chooseEncoding, type WidgetFile } from './widget-file.js';
+import { sendScript } from './script-reply.js';
+import { WIDGET_PARTS, type WidgetFile } from './widget-file.js';
 
 /** Public health, the liveness check: `{ ok: true }` under any Host. */
 export const HEALTH_PATH = '/healthz';
@@ -132,18 +133,9 @@ export function registerWidgetRoutes(app: FastifyInstance, widget: WidgetFile, h
       }
       // A module script from another origin is blocked without CORS.
       setPublicResourceHeaders(reply);
-      const encoding = chooseEncoding(request.headers['accept-encoding']);
-      const etag = encoding === 'identity' ? asset.etag : `${asset.etag.slice(0, -1)}-${encoding}"`;
       // The address is not versioned (pages embed /aalis-chat.js): a short freshness, then
       // a revalidation by ETag that costs a 304, and a stale copy meanwhile rather than a wait.
-      void reply
-        .header('cache-control', 'public, max-age=300, stale-while-revalidate=86400')
-        .header('vary', 'accept-encoding')
-        .header('etag', etag);
-      if (request.headers['if-none-match']?.split(/\s*,\s*/).includes(etag)) return reply.code(304).send();
-      if (encoding !== 'identity') void reply.header('content-encoding', encoding);
-      const body = encoding === 'identity' ? asset.body : asset[encoding];
-      return reply.type('text/javascript; charset=utf-8').send(body);
+      return sendScript(request, reply, asset, 'public, max-age=300, stale-while-revalidate=86400');
     });
     answerOptions(app, path, READ_METHODS, hooks.guarded, true);
   }
