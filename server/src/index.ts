@@ -129,6 +129,16 @@ export type { HistoryStore, HistoryPage } from './history/store.js';
 export { MemoryHistoryStore } from './history/memory-store.js';
 export { SqliteHistoryStore } from './history/sqlite-store.js';
 export { PostgresHistoryStore } from './history/postgres-store.js';
+export { archiveOf } from './history/archive-of.js';
+export type {
+  ArchivedConversation,
+  ArchivedMessage,
+  ConversationArchive,
+  ConversationListing,
+  ConversationQuery,
+  HandoffStore,
+  TurnTiming,
+} from './history/archive.js';
 export type { ToolExecutionStart } from './history/store.js';
 export { connectRedis, type RedisConnections } from './cluster/redis-connections.js';
 export { RedisSessionCluster, type RedisClusterOptions } from './cluster/redis-cluster.js';
