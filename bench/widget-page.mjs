@@ -3,7 +3,7 @@
 // headless Chromium (with its markdown part), with long tasks recorded from the start (`window.__long`, durations
 // in ms) and a socket made in the page (`window.__connect(chat)` resolves with a function
 // that delivers a server frame), so that only the widget's own work is measured.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -46,12 +46,13 @@ function inPage() {
  * `metrics()` reads Chromium's own counters (TaskDuration, JSHeapUsedSize, ...).
  */
 export async function withWidgetPage(use) {
-  // The script, and the markdown part it loads from next to itself.
+  // The script, and the parts it loads from next to itself: the markdown part, and those
+  // of what a page shows now and then (a versions switcher, approval cards).
+  const dist = join(root, 'widget/dist');
   const scripts = new Map(
-    ['aalis-chat.js', 'aalis-chat-marked.js'].map((file) => [
-      `/${file}`,
-      readFileSync(join(root, 'widget/dist', file)),
-    ]),
+    readdirSync(dist)
+      .filter((file) => /^aalis-chat.*\.js$/.test(file))
+      .map((file) => [`/${file}`, readFileSync(join(dist, file))]),
   );
   const server = createServer((req, res) => {
     const script = scripts.get(req.url);

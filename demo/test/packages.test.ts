@@ -118,6 +118,11 @@ test('npx aalis-server serves the widget and health from the installed packages'
     'aalis-chat-challenge-provider.js',
     'aalis-chat-elicitation-element.js',
     'aalis-chat-mcp-app-element.js',
+    'aalis-chat-approval-cards.js',
+    'aalis-chat-handoff-view.js',
+    'aalis-chat-conversations-view.js',
+    'aalis-chat-versions-view.js',
+    'aalis-chat-feedback-form.js',
   ])
     expect((await fetch(`${base}/${part}`)).status).toBe(200);
 }, 60_000);
@@ -158,6 +163,13 @@ test('a page importing @aalis/widget builds with Vite', () => {
   // So do an MCP server's form and the MCP App host, which imports ext-apps from the
   // page's own dependencies (the package leaves it external).
   expect(assets.some((file) => /^elicitation-element-.*\.js$/.test(file))).toBe(true);
+  // And the views most chats never show (widget/src/shared/lazy-view.ts), one chunk each.
+  const views = ['approval-cards', 'handoff-view', 'conversations-view', 'versions-view', 'feedback-form'];
+  for (const view of views)
+    expect(
+      assets.some((file) => file.startsWith(`${view}-`)),
+      view,
+    ).toBe(true);
   const appHost = assets.find((file) => /^mcp-app-element-.*\.js$/.test(file));
   expect(readFileSync(join(project, 'dist', 'assets', appHost!), 'utf8')).toContain('ui/initialize');
 }, 120_000);

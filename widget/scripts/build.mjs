@@ -1,10 +1,13 @@
-// Builds the widget twice (npm run build -w @aalis/widget):
+// Builds the widget three times (npm run build -w @aalis/widget):
 // - dist/index.js: an ES module for bundlers, with lit, marked and the protocol as dependencies,
 //   and the modules it imports lazily (a bundler splits them off in turn): dist/marked.js when
 //   it starts, dist/challenge-provider.js when a bot challenge is asked;
 // - dist/aalis-chat.js: one minified file for a script tag, and the parts it loads from next
 //   to itself: aalis-chat-marked.js when it starts (markdown shows as plain text until then),
-//   aalis-chat-challenge-provider.js when a bot challenge is asked.
+//   aalis-chat-challenge-provider.js when a bot challenge is asked, and the others
+//   (aalis-chat-approval-cards.js, …) when a chat first shows what they draw;
+// - dist/aalis-console.js: the owner's console (<aalis-console>), one minified file with lit in
+//   it, which the server's /admin page loads. Its own entry: the chat's files never hold it.
 // Then the type declarations of the npm module, into dist/types.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -56,8 +59,9 @@ await build({
     rolldownOptions: {
       input: 'src/index.ts',
       preserveEntrySignatures: 'exports-only',
-      // marked (src/markdown/lexer.ts) and the challenge's provider (src/controllers/challenge.ts)
-      // are loaded lazily: each its own file, next to this one.
+      // marked (src/markdown/lexer.ts), the challenge's provider (src/controllers/challenge.ts)
+      // and the views of src/shared/lazy-view.ts are loaded lazily: each its own file, next to
+      // this one.
       output: {
         format: 'es',
         entryFileNames: 'aalis-chat.js',
@@ -67,5 +71,27 @@ await build({
   },
 });
 
+// One file, nothing loaded later: the console is one page, opened now and then, and the
+// server serves this file alone.
+await build({
+  ...shared,
+  plugins: [minifyTemplatesPlugin()],
+  build: {
+    outDir: 'dist',
+    emptyOutDir: false,
+    target: BROWSER_TARGET,
+    minify: !process.env.NO_MINIFY,
+    modulePreload: false,
+    copyPublicDir: false,
+    rolldownOptions: {
+      input: 'src/console-entry.ts',
+      preserveEntrySignatures: 'exports-only',
+      output: { format: 'es', entryFileNames: 'aalis-console.js', codeSplitting: false },
+    },
+  },
+});
+
 execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-console.log('built widget/dist/index.js, widget/dist/aalis-chat.js and widget/dist/types');
+console.log(
+  'built widget/dist/index.js, widget/dist/aalis-chat.js, widget/dist/aalis-console.js and widget/dist/types',
+);

@@ -3,16 +3,16 @@
  * component's own file (components/<name>/<name>.styles.ts). Its rules read the private
  * tokens of shared/theme-tokens.ts; a page themes the widget by setting public tokens
  * (`--aalis-*`) on the element or any ancestor, or styles its blocks through `::part`.
+ * The views in files of their own (approval cards, the handoff's, the conversation list)
+ * bring their rules with them, added after these when first shown (shared/lazy-view.ts).
  */
 import { css } from 'lit';
 import { targetSizes, textBox, visuallyHidden } from './shared/control-styles.js';
-import { approvalStyles } from './components/approval/approval.styles.js';
 import { attachmentsStyles } from './components/attachments/attachments.styles.js';
 import { challengeStyles } from './components/challenge/challenge.styles.js';
 import { composerStyles } from './components/composer/composer.styles.js';
-import { conversationsStyles } from './components/conversations/conversations.styles.js';
+import { toolbarStyles } from './components/conversations/conversations.styles.js';
 import { greetingStyles } from './components/greeting/greeting.styles.js';
-import { handoffStyles } from './components/handoff/handoff.styles.js';
 import { launcherStyles } from './components/launcher/launcher.styles.js';
 import { messageActionsStyles } from './components/message-actions/message-actions.styles.js';
 import { messageStyles } from './components/message/message.styles.js';
@@ -107,15 +107,13 @@ export const chatStyles = [
   transcriptStyles,
   messageStyles,
   turnStatusStyles,
-  conversationsStyles,
+  toolbarStyles,
   greetingStyles,
   messageActionsStyles,
   versionsStyles,
   toolCardStyles,
-  approvalStyles,
   markdownStyles,
   challengeStyles,
-  handoffStyles,
   composerStyles,
   attachmentsStyles,
 ];

@@ -199,7 +199,7 @@ export class AalisChat extends LitElement {
     (frame) => this.#connection.send(frame),
   );
   readonly #handoff = new HandoffRequest(
-    () => this.view,
+    this,
     (frame) => this.#connection.send(frame),
     // To the text box, where the visitor writes to the person: the button is about to go.
     (sent) => (sent ? this.#focusAfterUpdate() : this.#composer.show({ notice: this.strings.notSent })),
@@ -457,7 +457,7 @@ export class AalisChat extends LitElement {
       const { sessions, renaming, confirming } = list;
       const locale = this.locale || defaultLocale();
       const state = { strings, sessions, current: this.view.sessionId, renaming, confirming, locale };
-      return html`${toolbar} ${renderConversations(state, this.#list.handlers)}`;
+      return html`${toolbar} ${renderConversations(this, state, this.#list.handlers)}`;
     }
     const connection = this.#connection;
     const { state, refusal, retryInSeconds } = connection;

@@ -5,6 +5,11 @@
 import { fixture, html } from '@open-wc/testing';
 import '../src/index.js';
 import type { AalisChat } from '../src/aalis-chat.js';
+import { approvalCards } from '../src/components/approval/approvals.js';
+import { conversationsView } from '../src/components/conversations/conversations.js';
+import { feedbackForm } from '../src/components/message-actions/message-actions.js';
+import { versionsView } from '../src/components/versions/versions.js';
+import { handoffView } from '../src/controllers/handoff.js';
 import { loadLexer } from '../src/markdown/lexer.js';
 import type { SocketLike } from '../src/controllers/connection.js';
 
@@ -62,6 +67,9 @@ export interface Mounted {
 
 export const SESSION = 'session-test';
 
+/** The views in files of their own (../src/shared/lazy-view.ts), each loaded once a page. */
+export const LAZY_VIEWS = [approvalCards, handoffView, conversationsView, versionsView, feedbackForm];
+
 export async function mount(
   options: {
     locale?: string;
@@ -74,12 +82,15 @@ export async function mount(
     keepStorage?: boolean;
     /** The server's address: what the widget loads from it (MCP Apps' pages) comes from there. */
     server?: string;
+    /** Leave the views in files of their own to load when first shown (lazy-views.browser.test.ts). */
+    lazyViews?: boolean;
   } = {},
 ): Promise<Mounted> {
   if (!options.keepStorage) localStorage.clear();
   // marked is its own file, loaded when the first element connects: here before, so that
-  // every test sees markdown rendered (lexer.ts).
-  await loadLexer();
+  // every test sees markdown rendered (lexer.ts). So are the views a chat loads when it first
+  // shows them: every test sees them at once, where a visitor sees them a moment later.
+  await Promise.all([loadLexer(), ...(options.lazyViews ? [] : LAZY_VIEWS.map((view) => view.load()))]);
   const { sockets, factory } = socketCollector();
   const el = await fixture<AalisChat>(
     html`<aalis-chat

@@ -2,7 +2,8 @@
  * The widget's script-tag build, served at /aalis-chat.js so that a page on any origin
  * can load it with one script tag, and the parts it loads itself from next to it
  * (`WIDGET_PARTS`: marked, at /aalis-chat-marked.js; the bot challenge's provider code, at
- * /aalis-chat-challenge-provider.js; an MCP server's form and an MCP App's host). Read from disk when asked (and kept while
+ * /aalis-chat-challenge-provider.js; an MCP server's form and an MCP App's host; the views
+ * most chats never show, such as approval cards). Read from disk when asked (and kept while
  * unchanged), so a rebuilt widget is served without a restart.
  */
 import { createHash } from 'node:crypto';
@@ -40,12 +41,19 @@ export function defaultWidgetFile(): string | undefined {
  * challenge's part when a server asks for a bot challenge.
  */
 // In the order the built script names them: an MCP server's form and an MCP App are
-// loaded only when a chat shows one.
+// loaded only when a chat shows one, and so is each view (the visitor's conversation list,
+// approval cards, the handoff's button and line, the comment after a thumb, the versions'
+// switcher and edit form).
 export const WIDGET_PARTS = [
+  'aalis-chat-conversations-view.js',
   'aalis-chat-elicitation-element.js',
   'aalis-chat-marked.js',
   'aalis-chat-mcp-app-element.js',
   'aalis-chat-challenge-provider.js',
+  'aalis-chat-approval-cards.js',
+  'aalis-chat-handoff-view.js',
+  'aalis-chat-feedback-form.js',
+  'aalis-chat-versions-view.js',
 ] as const;
 
 export class WidgetFile {

@@ -6,7 +6,7 @@
  */
 import type { ReactiveControllerHost } from 'lit';
 import type { ClientFrame, ReadyFrame, SessionSummary, SessionsFrame } from '@aalis/protocol/client';
-import type { ConversationHandlers } from '../components/conversations/conversations.js';
+import type { ConversationHandlers } from '../components/conversations/conversations-view.js';
 
 export interface ConversationListState {
   /** Null until the server's list arrives. */

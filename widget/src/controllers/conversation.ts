@@ -9,7 +9,7 @@
  * It also keeps the view's pace: a long history shows its newest places first and the
  * older ones a chunk a frame, and a long streaming text its end first.
  */
-import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { ReactiveController } from 'lit';
 import {
   approvalList,
   clockOffset,
@@ -25,7 +25,7 @@ import {
   type ServerFrame,
   type SessionsFrame,
 } from '@aalis/protocol/client';
-import { nextMinuteIn } from '../components/approval/approval.js';
+import { approvalCards, nextMinuteIn } from '../components/approval/approvals.js';
 import { ElicitationRequests } from '../components/elicitation/elicitation-requests.js';
 import { plainText } from '../components/message/message.js';
 import { ReasoningClock } from '../components/message/reasoning-clock.js';
@@ -34,6 +34,7 @@ import { AalisErrorEvent, AalisMessageEvent, AalisToolApprovalEvent } from '../s
 import { errorText, type Strings } from '../i18n/strings.js';
 import { plainTextOf } from '../markdown/plain-text.js';
 import type { MarkdownCache } from '../markdown/render.js';
+import type { ViewHost } from '../shared/lazy-view.js';
 import { onlyMovesACount, type RenderPacing } from './render-pacing.js';
 
 /**
@@ -45,9 +46,8 @@ const HISTORY_CHUNK = 4;
 /** Runs `fn` in a task after the next frame: once what is rendered now has been painted. */
 const afterPaint = (fn: () => void): void => void requestAnimationFrame(() => setTimeout(fn));
 
-export interface ConversationHost extends ReactiveControllerHost, HTMLElement {
+export interface ConversationHost extends ViewHost, HTMLElement {
   readonly strings: Strings;
-  readonly renderRoot: HTMLElement | DocumentFragment;
 }
 
 /** What the frames mean for the element's other concerns. */
@@ -315,11 +315,20 @@ export class Conversation implements ReactiveController {
     this.announcement = fresh.map((a) => this.#host.strings.approvalAsk(a.name)).join(' ');
     if (!this.#hooks.mayFocusApproval()) return;
     const callId = fresh[0]!.callId;
-    void this.#host.updateComplete.then(() =>
-      this.#host.renderRoot
-        .querySelector<HTMLElement>(`.approval-card[data-call-id="${CSS.escape(callId)}"] .approve-button`)
-        ?.focus(),
-    );
+    // Once the card shows: the first waits for its file (approvals.ts), and the visitor may
+    // have started to write meanwhile.
+    approvalCards.whenLoaded(this.#host, () => {
+      const { renderRoot } = this.#host;
+      void this.#host.updateComplete.then(
+        () =>
+          this.#hooks.mayFocusApproval() &&
+          renderRoot
+            .querySelector<HTMLElement>(
+              `.approval-card[data-call-id="${CSS.escape(callId)}"] .approve-button`,
+            )
+            ?.focus(),
+      );
+    });
   }
 
   #startTurn(): void {

@@ -5,11 +5,23 @@
  * what the view does not: the offer, and that the model answers again after a person was
  * asked for, said until the visitor writes again. A controller in the toolbar's way: state, and
  * what it renders; its host renders on every frame. No lifecycle of its own.
+ *
+ * What it renders is a file of its own (components/handoff/handoff-view.ts), loaded once a
+ * person is offered or the conversation has one: most sites never offer one.
  */
 import { nothing } from 'lit';
 import { Limits, type ChatView, type ClientFrame, type ServerFrame } from '@aalis/protocol/client';
-import { renderHandoffButton, renderHandoffLine } from '../components/handoff/handoff.js';
 import type { Strings } from '../i18n/strings.js';
+import { LazyView, type ViewHost } from '../shared/lazy-view.js';
+
+export const handoffView = new LazyView(() =>
+  import('../components/handoff/handoff-view.js').then((file) => file.handoffView),
+);
+
+/** The chat: its view, and where the button and the line render. */
+export interface HandoffHost extends ViewHost {
+  readonly view: ChatView;
+}
 
 export class HandoffRequest {
   /** The site offers a person (the last `ready`). */
@@ -21,14 +33,14 @@ export class HandoffRequest {
 
   /** @param pressed After the button: whether its request went. */
   constructor(
-    private readonly view: () => ChatView,
+    private readonly host: HandoffHost,
     private readonly send: (frame: ClientFrame) => boolean,
     private readonly pressed: (sent: boolean) => void,
   ) {}
 
   /** The button shows: a person is offered, and none is asked for nor answering. */
   get open(): boolean {
-    return this.offered && !this.view().handoff;
+    return this.offered && !this.host.view.handoff;
   }
 
   /** Asks for a person; false when none is offered, one is asked for already, or it cannot be sent now. */
@@ -40,20 +52,22 @@ export class HandoffRequest {
 
   /** The toolbar's button while a person may be asked for. */
   button(strings: Strings): unknown {
-    return this.open ? renderHandoffButton(strings, this.#press) : nothing;
+    return this.open ? (handoffView.in(this.host)?.button(strings, this.#press) ?? nothing) : nothing;
   }
 
   /** The line over the composer, wherever a person is offered or the conversation has a handoff. */
   line(strings: Strings): unknown {
-    const { handoff } = this.view();
-    return this.offered || handoff ? renderHandoffLine(strings, handoff, this.back) : nothing;
+    const { handoff } = this.host.view;
+    return this.offered || handoff
+      ? (handoffView.in(this.host)?.line(strings, handoff, this.back) ?? nothing)
+      : nothing;
   }
 
   readonly #press = () => this.pressed(this.request());
 
   /** Every frame the server sends, once the view has it. */
   receive(frame: ServerFrame): void {
-    const { handoff } = this.view();
+    const { handoff } = this.host.view;
     if (frame.type === 'ready') this.offered = !!frame.handoffOffered;
     if (frame.type === 'handoff') this.back = (this.#had || this.back) && !handoff;
     else if (frame.type === 'ready' || frame.type === 'user_message' || frame.type === 'session_deleted')

@@ -5,13 +5,14 @@
  * edit the last question. It keeps which form is open and which button says "Copied";
  * the frames go through the `Composer`, which gives back what the server refuses.
  */
-import type { ReactiveControllerHost } from 'lit';
 import { plainText } from '../components/message/message.js';
-import type { ActionHandlers } from '../components/message-actions/message-actions.js';
+import { feedbackForm, type ActionHandlers } from '../components/message-actions/message-actions.js';
+import { versionsView } from '../components/versions/versions.js';
 import type { Strings } from '../i18n/strings.js';
+import type { ViewHost } from '../shared/lazy-view.js';
 import type { Composer } from './composer.js';
 
-export interface MessageActionsHost extends ReactiveControllerHost {
+export interface MessageActionsHost extends ViewHost {
   readonly strings: Strings;
   /** The element's public `feedback()`: it checks the answer is shown. */
   feedback(messageId: string, rating: 'up' | 'down', comment?: string): boolean;
@@ -50,7 +51,8 @@ export class MessageActions {
 
   startEdit(messageId: string): void {
     this.#set({ editing: messageId });
-    this.#callbacks.focus('.edit-form textarea');
+    // The form may wait for its file (components/versions/versions.ts).
+    versionsView.whenLoaded(this.#host, () => this.#callbacks.focus('.edit-form textarea'));
   }
 
   readonly edit = {
@@ -79,7 +81,8 @@ export class MessageActions {
       if (!this.#host.feedback(message.id, rating)) return;
       this.#ratings.set(message.id, rating);
       this.#set({ commenting: message.id });
-      this.#callbacks.focus('.feedback-form input');
+      // The form may wait for its file (components/message-actions/message-actions.ts).
+      feedbackForm.whenLoaded(this.#host, () => this.#callbacks.focus('.feedback-form input'));
     },
     comment: (message, text) => {
       const rating = this.#ratings.get(message.id) ?? message.feedback?.rating;

@@ -5,13 +5,14 @@
  * locale changes or markdown arrives; the history is re-diffed only when one of its
  * inputs changes, never on a streaming frame.
  */
-import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { ReactiveController } from 'lit';
 import { nothing, type TemplateResult } from 'lit';
 import { guard } from 'lit/directives/guard.js';
-import type { ChatMessage, ToolCallPart } from '@aalis/protocol/client';
-import type { Decide } from '../components/approval/approval.js';
+import { approvalList, type ChatMessage, type ToolCallPart, type TurnView } from '@aalis/protocol/client';
+import type { Decide } from '../components/approval/approval-cards.js';
+import { approvalCards } from '../components/approval/approvals.js';
 import { renderGreeting, templateStarters, type Starter } from '../components/greeting/greeting.js';
-import { renderMessageActions } from '../components/message-actions/message-actions.js';
+import { feedbackForm, renderMessageActions } from '../components/message-actions/message-actions.js';
 import {
   renderAssistantMessage,
   renderOperatorMessage,
@@ -21,14 +22,16 @@ import {
 import type { PartContext } from '../components/message/parts.js';
 import { renderHistory } from '../components/transcript/history.js';
 import { renderTranscript, type TranscriptHandlers } from '../components/transcript/transcript.js';
+import { versionsView } from '../components/versions/versions.js';
 import type { Strings } from '../i18n/strings.js';
 import { loadLexer } from '../markdown/lexer.js';
 import type { RenderOptions } from '../markdown/render.js';
+import type { ViewHost } from '../shared/lazy-view.js';
 import type { Composer } from './composer.js';
 import type { Conversation } from './conversation.js';
 import type { MessageActions } from './message-actions.js';
 
-export interface TranscriptHost extends ReactiveControllerHost, HTMLElement {
+export interface TranscriptHost extends ViewHost, HTMLElement {
   readonly strings: Strings;
   readonly locale: string;
   readonly theme: 'light' | 'dark' | 'auto';
@@ -113,6 +116,9 @@ export class Transcript implements ReactiveController {
             idle,
             askable,
             shownPlaces,
+            // The views in files of their own it may wait for: rendered again once they come.
+            versionsView.ready,
+            feedbackForm.ready,
           ],
           () =>
             renderHistory(
@@ -125,8 +131,7 @@ export class Transcript implements ReactiveController {
       ? renderTurn(
           turn,
           this.#context(true, conversation.reasoning.running),
-          { strings, serverNow: conversation.serverNow(), decided: conversation.decided },
-          this.#parts.decide,
+          turn.approvals.size ? this.#approvals(turn) : nothing,
         )
       : nothing;
     const { hasMore, errors } = conversation;
@@ -142,7 +147,19 @@ export class Transcript implements ReactiveController {
       cancel: () => this.#parts.actions.edit.cancel(),
     },
     choose: (place: string, version: number) => this.#parts.conversation.choose(place, version),
+    versions: () => versionsView.in(this.#host),
   };
+
+  /** The cards of the calls waiting for approval; none until their file has come (../components/approval/). */
+  #approvals(turn: TurnView): unknown {
+    const { conversation, decide } = this.#parts;
+    const state = {
+      strings: this.#host.strings,
+      serverNow: conversation.serverNow(),
+      decided: conversation.decided,
+    };
+    return approvalCards.in(this.#host)?.render(approvalList(turn), state, decide) ?? nothing;
+  }
 
   /** Only while the conversation is empty: nothing said yet, none older, no turn. */
   #renderGreeting(): unknown {
@@ -192,7 +209,11 @@ export class Transcript implements ReactiveController {
     if (message.role !== 'assistant') return rendered;
     // The actions change without the answer (a form opened, "Copied"): rendered apart.
     const { commenting, copied, actions } = this.#parts.actions;
-    return [rendered, renderMessageActions(message, { strings, commenting, copied, regenerable }, actions)];
+    const form = commenting === message.id ? feedbackForm.in(this.#host) : undefined;
+    return [
+      rendered,
+      renderMessageActions(message, { strings, commenting, copied, regenerable, form }, actions),
+    ];
   }
 
   /** The markdown's options, its words in the chat's language. */

@@ -1,9 +1,10 @@
-import { css } from 'lit';
+import type { ViewKit } from '../../shared/lazy-view.js';
 
 /**
  * A tool call waiting for the visitor's approval: the warning-edged card and its buttons.
+ * Made with the chat's `css` (approval-cards.ts is a file of its own).
  */
-export const approvalStyles = css`
+export const approvalStyles = (css: ViewKit['css']) => css`
   .approval-card {
     border: 1px solid var(--_warning);
     border-left-width: 4px;

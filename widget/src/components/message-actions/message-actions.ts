@@ -1,13 +1,19 @@
 /**
  * The actions under a finished answer: copy its markdown, and thumbs up or down. A thumb
- * opens a one-line comment form (optional, Enter sends, Escape closes). Which thumb is
- * pressed is the answer's stored `feedback`, as every tab of the session has it.
+ * opens a one-line comment form (optional, Enter sends, Escape closes), a file of its own
+ * (feedback-form.ts) loaded the first time it opens. Which thumb is pressed is the answer's
+ * stored `feedback`, as every tab of the session has it.
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import { Limits, type ChatMessage } from '@aalis/protocol/client';
+import type { ChatMessage } from '@aalis/protocol/client';
 import type { Strings } from '../../i18n/strings.js';
-import { onEscape } from '../../shared/escape.js';
 import { copyIcon, regenerateIcon, thumbDownIcon, thumbUpIcon } from '../../shared/icons.js';
+import { LazyView } from '../../shared/lazy-view.js';
+import type { FeedbackForm, FeedbackHandlers } from './feedback-form.js';
+
+export const feedbackForm = new LazyView(() =>
+  import('./feedback-form.js').then((file) => file.feedbackForm),
+);
 
 export interface ActionsState {
   strings: Strings;
@@ -17,19 +23,19 @@ export interface ActionsState {
   copied: string | undefined;
   /** This is the last answer and no turn runs: it can be regenerated. */
   regenerable: boolean;
+  /** The comment form, where one is open and its file has come (`feedbackForm`). */
+  form?: FeedbackForm | undefined;
 }
 
-export interface ActionHandlers {
+export interface ActionHandlers extends FeedbackHandlers {
   copy(message: ChatMessage): void;
   rate(message: ChatMessage, rating: 'up' | 'down'): void;
-  comment(message: ChatMessage, text: string): void;
-  closeComment(): void;
   regenerate(message: ChatMessage): void;
 }
 
 export function renderMessageActions(
   message: ChatMessage,
-  { strings, commenting, copied, regenerable }: ActionsState,
+  { strings, commenting, copied, regenerable, form }: ActionsState,
   on: ActionHandlers,
 ): TemplateResult {
   const rating = message.feedback?.rating;
@@ -72,28 +78,5 @@ export function renderMessageActions(
           : nothing
       }
     </div>
-    ${commenting === message.id ? renderCommentForm(message, strings, on) : nothing}`;
-}
-
-function renderCommentForm(message: ChatMessage, strings: Strings, on: ActionHandlers): TemplateResult {
-  const submit = (event: Event) => {
-    event.preventDefault();
-    const input = (event.currentTarget as HTMLFormElement).elements.namedItem('comment') as HTMLInputElement;
-    on.comment(message, input.value);
-  };
-  return html`<form
-    class="feedback-form"
-    part="feedback-form"
-    @submit=${submit}
-    @keydown=${onEscape(on.closeComment)}
-  >
-    <input
-      name="comment"
-      maxlength=${Limits.feedbackComment}
-      aria-label=${strings.feedbackComment}
-      placeholder=${strings.feedbackComment}
-      .value=${message.feedback?.comment ?? ''}
-    />
-    <button type="submit">${strings.send}</button>
-  </form>`;
+    ${commenting === message.id && form ? form.render(message, strings, on) : nothing}`;
 }

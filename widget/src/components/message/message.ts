@@ -4,11 +4,10 @@
  * with its tool cards and its status line.
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import { approvalList, progressList, type ChatMessage, type TurnView } from '@aalis/protocol/client';
+import { progressList, type ChatMessage, type TurnView } from '@aalis/protocol/client';
 import { shownStatus } from '../turn-status/turn-status.js';
 import { errorText, type Strings } from '../../i18n/strings.js';
 import { renderMessageImages } from '../attachments/attachments.js';
-import { renderApprovals, type ApprovalState, type Decide } from '../approval/approval.js';
 import { renderToolCards } from '../tool-card/tool-call-block.js';
 import { renderParts, type PartContext } from './parts.js';
 
@@ -65,18 +64,10 @@ export function renderAssistantMessage(message: ChatMessage, context: PartContex
 
 /**
  * The turn being written: its parts so far, the tool cards being written, the calls waiting for the
- * user's approval, and why nothing streams.
+ * user's approval (`approvals`, their cards: ../approval/), and why nothing streams.
  */
-export function renderTurn(
-  turn: TurnView,
-  context: PartContext,
-  approvalState: ApprovalState,
-  decide: Decide,
-): TemplateResult {
+export function renderTurn(turn: TurnView, context: PartContext, approvals: unknown): TemplateResult {
   const cards = renderToolCards(progressList(turn), context);
-  const approvals = turn.approvals.size
-    ? renderApprovals(approvalList(turn), approvalState, decide)
-    : nothing;
   // A timer: readable when a screen reader reaches it, but not read out on every tick
   // inside the log (aria-live="off"); the polite region says it once when it changes.
   const shown = shownStatus(turn);

@@ -7,7 +7,9 @@ import { nothing } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import { versionGroups, type ChatMessage } from '@aalis/protocol/client';
 import type { Strings } from '../../i18n/strings.js';
-import { renderEditButton, renderEditForm, renderSwitcher } from '../versions/versions.js';
+import { plainText } from '../message/message.js';
+import type { VersionsView } from '../versions/versions-view.js';
+import { renderEditButton } from '../versions/versions.js';
 
 export interface HistoryState {
   strings: Strings;
@@ -30,6 +32,11 @@ export interface HistoryHandlers {
   startEdit(messageId: string): void;
   edit: { save(text: string): void; cancel(): void };
   choose(place: string, version: number): void;
+  /**
+   * The switcher and the edit form, asked for only where one shows; undefined until their
+   * file has come (../versions/versions.ts), meanwhile the place shows as if neither did.
+   */
+  versions(): VersionsView | undefined;
 }
 
 export function renderHistory(
@@ -49,10 +56,12 @@ export function renderHistory(
       const last = askable && place === groups.length - 1 && shown === versions.length - 1;
       const question = exchange[0]!.role === 'user' ? exchange[0]! : undefined;
       const answer = exchange.at(-1)!.role === 'assistant' ? exchange.at(-1)! : undefined;
+      const edited = !!question && editing === question.id;
+      const view = versions.length > 1 || edited ? on.versions() : undefined;
       return [
         exchange.map((message) =>
-          message === question && editing === message.id
-            ? renderEditForm(message, strings, on.edit)
+          message === question && edited && view
+            ? view.editForm(plainText(message), strings, on.edit)
             : [
                 on.message(message, last && message === answer),
                 // Right under the question it edits.
@@ -61,8 +70,8 @@ export function renderHistory(
                   : nothing,
               ],
         ),
-        versions.length > 1
-          ? renderSwitcher(shown, versions.length, { strings, locked: !idle }, (index) =>
+        versions.length > 1 && view
+          ? view.switcher(shown, versions.length, { strings, locked: !idle }, (index) =>
               on.choose(key, index),
             )
           : nothing,
