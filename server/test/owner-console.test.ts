@@ -8,10 +8,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { scheduleRetention, VisitorErasure } from '../src/admin/visitor-erasure.js';
 import { archiveOf } from '../src/history/archive-of.js';
+import { PostgresHistoryStore } from '../src/history/postgres-store.js';
 import { SqliteHistoryStore } from '../src/history/sqlite-store.js';
+import type { HistoryStore } from '../src/history/store.js';
+import { startPostgres, type TestPostgres } from './services/postgres.js';
 import { textAnswer } from './fake-upstream.js';
 import { toolCallThen } from './scripted-replies.js';
 import { startServer, type Harness, type TestClient } from './ws-harness.js';
@@ -20,12 +23,26 @@ const ADMIN = 'owner-token-0123456789';
 let harness: Harness | undefined;
 const folders: string[] = [];
 const stores: SqliteHistoryStore[] = [];
+const closing: HistoryStore[] = [];
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
-  await Promise.all(stores.splice(0).map((store) => store.close()));
+  await Promise.all([...stores.splice(0), ...closing.splice(0)].map((store) => store.close()));
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
+
+let postgres: TestPostgres | undefined;
+afterAll(async () => {
+  await postgres?.stop();
+});
+
+/** A fresh database on a real PostgreSQL, started once for the file. */
+async function postgresStore(): Promise<HistoryStore> {
+  postgres ??= await startPostgres();
+  const store = await PostgresHistoryStore.open(await postgres.createDatabase(), { max: 4 });
+  closing.push(store);
+  return store;
+}
 
 function sqliteStore() {
   const folder = mkdtempSync(join(tmpdir(), 'aalis-console-'));
@@ -154,117 +171,133 @@ describe('the owner console API', () => {
     expect((await api('conversations')).status).toBe(429);
   });
 
-  test('lists, searches, filters and reads conversations; exports them; erases a visitor and nothing else', async () => {
-    const lines: string[] = [];
-    harness = await startServer({
-      store: sqliteStore(),
-      adminToken: ADMIN,
-      // As the CLI runs: anonymous visitors, each browser its own.
-      auth: { mode: 'optional' },
-      budgets: { anonTurnsPerHour: 2 },
-      log: { write: (line: string) => lines.push(line) },
-      replies: [
-        { body: textAnswer('Refunds take five days.') },
-        { body: textAnswer('We open at nine.') },
-        { body: textAnswer('Still five days.') },
-        { body: textAnswer('Welcome back.') },
-      ],
-    });
-    const ann = await harness.connect();
-    const bob = await harness.connect();
-    const annChat = await chat(ann, 'How do I get a refund for order 1234?');
-    const bobChat = await chat(bob, 'When does the shop open on Sunday?');
-    ann.send({ type: 'feedback', messageId: annChat.answerId, rating: 'down', comment: 'too slow' });
-    await ann.next((f) => f.type === 'feedback');
-    ann.send({ type: 'send', text: 'and for order 99?' });
-    await ann.next((f) => f.type === 'message' && f.message.id !== annChat.answerId);
+  test.each([
+    ['SQLite', async () => sqliteStore()],
+    ['PostgreSQL', postgresStore],
+  ] as const)(
+    'on %s: lists, searches, filters and reads conversations; exports them; erases a visitor and nothing else',
+    async (_, storeOf) => {
+      const lines: string[] = [];
+      harness = await startServer({
+        store: await storeOf(),
+        adminToken: ADMIN,
+        // As the CLI runs: anonymous visitors, each browser its own.
+        auth: { mode: 'optional' },
+        budgets: { anonTurnsPerHour: 2 },
+        log: { write: (line: string) => lines.push(line) },
+        replies: [
+          { body: textAnswer('Refunds take five days.') },
+          { body: textAnswer('We open at nine.') },
+          { body: textAnswer('Still five days.') },
+          { body: textAnswer('Welcome back.') },
+        ],
+      });
+      const ann = await harness.connect();
+      const bob = await harness.connect();
+      const annChat = await chat(ann, 'How do I get a refund for order 1234?');
+      const bobChat = await chat(bob, 'When does the shop open on Sunday?');
+      ann.send({ type: 'feedback', messageId: annChat.answerId, rating: 'down', comment: 'too slow' });
+      await ann.next((f) => f.type === 'feedback');
+      ann.send({ type: 'send', text: 'and for order 99?' });
+      await ann.next((f) => f.type === 'message' && f.message.id !== annChat.answerId);
 
-    const all = await listed();
-    expect(all.map((c) => [c.sessionId, c.messageCount, c.anonymous, c.rating ?? null])).toEqual([
-      [annChat.ready.sessionId, 4, true, 'down'],
-      [bobChat.ready.sessionId, 2, true, null],
-    ]);
-    const annId = all[0]!.visitorId;
-    expect(annId).toMatch(/^anon:/);
-    expect(all[1]!.visitorId).not.toBe(annId);
-    expect((await listed('?rating=down')).map((c) => c.sessionId)).toEqual([annChat.ready.sessionId]);
-    expect((await listed('?q=sunday%20shop')).map((c) => c.sessionId)).toEqual([bobChat.ready.sessionId]);
-    expect((await listed('?q=five')).map((c) => c.sessionId)).toEqual([annChat.ready.sessionId]);
-    // Paged: one at a time, the cursor takes it on.
-    const first = (await (await api('conversations?limit=1')).json()) as { next: string };
-    expect((await listed(`?limit=1&cursor=${first.next}`)).map((c) => c.sessionId)).toEqual([
-      bobChat.ready.sessionId,
-    ]);
-    for (const bad of ['?limit=0', '?limit=101', '?rating=meh', '?cursor=nonsense', `?q=${'x'.repeat(201)}`])
-      expect((await api(`conversations${bad}`)).status).toBe(400);
+      const all = await listed();
+      expect(all.map((c) => [c.sessionId, c.messageCount, c.anonymous, c.rating ?? null])).toEqual([
+        [annChat.ready.sessionId, 4, true, 'down'],
+        [bobChat.ready.sessionId, 2, true, null],
+      ]);
+      const annId = all[0]!.visitorId;
+      expect(annId).toMatch(/^anon:/);
+      expect(all[1]!.visitorId).not.toBe(annId);
+      expect((await listed('?rating=down')).map((c) => c.sessionId)).toEqual([annChat.ready.sessionId]);
+      expect((await listed('?q=sunday%20shop')).map((c) => c.sessionId)).toEqual([bobChat.ready.sessionId]);
+      expect((await listed('?q=five')).map((c) => c.sessionId)).toEqual([annChat.ready.sessionId]);
+      // Paged: one at a time, the cursor takes it on.
+      const first = (await (await api('conversations?limit=1')).json()) as { next: string };
+      expect((await listed(`?limit=1&cursor=${first.next}`)).map((c) => c.sessionId)).toEqual([
+        bobChat.ready.sessionId,
+      ]);
+      for (const bad of [
+        '?limit=0',
+        '?limit=101',
+        '?rating=meh',
+        '?cursor=nonsense',
+        `?q=${'x'.repeat(201)}`,
+      ])
+        expect((await api(`conversations${bad}`)).status).toBe(400);
 
-    const whole = (await (await api(`conversations/${annChat.ready.sessionId}`)).json()) as {
-      visitorId: string;
-      messages: Array<{ role: string; parts: Array<{ text?: string }>; feedback?: object }>;
-    };
-    expect(whole.visitorId).toBe(annId);
-    expect(whole.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
-    expect(whole.messages[1]).toMatchObject({
-      parts: [{ type: 'text', text: 'Refunds take five days.' }],
-      feedback: { rating: 'down', comment: 'too slow' },
-    });
-    expect((await api('conversations/nope')).status).toBe(404);
+      const whole = (await (await api(`conversations/${annChat.ready.sessionId}`)).json()) as {
+        visitorId: string;
+        messages: Array<{ role: string; parts: Array<{ text?: string }>; feedback?: object }>;
+      };
+      expect(whole.visitorId).toBe(annId);
+      expect(whole.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+      expect(whole.messages[1]).toMatchObject({
+        parts: [{ type: 'text', text: 'Refunds take five days.' }],
+        feedback: { rating: 'down', comment: 'too slow' },
+      });
+      expect((await api('conversations/nope')).status).toBe(404);
 
-    const today = new Date().toISOString().slice(0, 10);
-    const csv = await api(`transcripts?from=${today}&to=${today}&format=csv`);
-    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
-    expect(csv.headers.get('content-disposition')).toBe(
-      `attachment; filename="aalis-transcripts-${today}-to-${today}.csv"`,
-    );
-    const rows = (await csv.text()).trimEnd().split('\r\n');
-    expect(rows[0]).toBe('sessionId,visitorId,messageId,role,createdAt,text');
-    expect(rows).toHaveLength(7);
-    expect(
-      rows.some((row) => row.endsWith(',user,' + row.split(',')[4] + ',When does the shop open on Sunday?')),
-    ).toBe(true);
-    const jsonl = (await (await api(`transcripts?from=${today}&to=${today}`)).text()).trimEnd().split('\n');
-    expect(jsonl.map((line) => JSON.parse(line) as { text: string }).map((l) => l.text)).toContain(
-      'We open at nine.',
-    );
-    for (const bad of [
-      'from=2026-02-30&to=2026-03-01',
-      'from=2026-03-02&to=2026-03-01',
-      'from=x',
-      'from=2020-01-01&to=2026-01-01',
-      `from=${today}&to=${today}&format=xml`,
-    ])
-      expect((await api(`transcripts?${bad}`)).status).toBe(400);
+      const today = new Date().toISOString().slice(0, 10);
+      const csv = await api(`transcripts?from=${today}&to=${today}&format=csv`);
+      expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+      expect(csv.headers.get('content-disposition')).toBe(
+        `attachment; filename="aalis-transcripts-${today}-to-${today}.csv"`,
+      );
+      const rows = (await csv.text()).trimEnd().split('\r\n');
+      expect(rows[0]).toBe('sessionId,visitorId,messageId,role,createdAt,text');
+      expect(rows).toHaveLength(7);
+      expect(
+        rows.some((row) =>
+          row.endsWith(',user,' + row.split(',')[4] + ',When does the shop open on Sunday?'),
+        ),
+      ).toBe(true);
+      const jsonl = (await (await api(`transcripts?from=${today}&to=${today}`)).text()).trimEnd().split('\n');
+      expect(jsonl.map((line) => JSON.parse(line) as { text: string }).map((l) => l.text)).toContain(
+        'We open at nine.',
+      );
+      for (const bad of [
+        'from=2026-02-30&to=2026-03-01',
+        'from=2026-03-02&to=2026-03-01',
+        'from=x',
+        'from=2020-01-01&to=2026-01-01',
+        `from=${today}&to=${today}&format=xml`,
+      ])
+        expect((await api(`transcripts?${bad}`)).status).toBe(400);
 
-    // Ann has used her two turns of the hour.
-    const more = ann.frames.length;
-    ann.send({ type: 'send', text: 'one more?', clientMessageId: 'over' });
-    expect(
-      await ann.next((f) => 'clientMessageId' in f && f.clientMessageId === 'over', { from: more }),
-    ).toMatchObject({ type: 'error', code: 'quota_exceeded' });
-    const erased = await api(`visitors/${encodeURIComponent(annId)}`, { method: 'DELETE' });
-    expect(erased.status).toBe(204);
-    // Her tab leaves the conversation; Bob's stays.
-    await ann.next((f) => f.type === 'session_deleted' && f.sessionId === annChat.ready.sessionId);
-    expect(bob.frames.some((f) => f.type === 'session_deleted')).toBe(false);
-    expect((await listed()).map((c) => c.sessionId)).toEqual([bobChat.ready.sessionId]);
-    expect(await listed('?q=refund')).toEqual([]);
-    expect((await api(`conversations/${annChat.ready.sessionId}`)).status).toBe(404);
-    expect(
-      (await (await api(`transcripts?from=${today}&to=${today}`)).text()).trimEnd().split('\n'),
-    ).toHaveLength(2);
-    // Her budget is forgotten too: the same browser may ask again.
-    const again = await harness.connect();
-    await chat(again, 'hello again', annChat.ready.anonymousKey);
-    expect((await listed()).map((c) => c.visitorId)).toEqual([annId, all[1]!.visitorId]);
-    // Every action is in the log, with how the owner proved it.
-    const audit = lines.map(
-      (line) => JSON.parse(line) as { admin?: string; via?: string; visitorId?: string },
-    );
-    expect(audit.filter((entry) => entry.admin === 'erase_visitor')).toEqual([
-      expect.objectContaining({ via: 'token', visitorId: annId }),
-    ]);
-    expect(audit.filter((entry) => entry.admin === 'export')).toHaveLength(3);
-  });
+      // Ann has used her two turns of the hour.
+      const more = ann.frames.length;
+      ann.send({ type: 'send', text: 'one more?', clientMessageId: 'over' });
+      expect(
+        await ann.next((f) => 'clientMessageId' in f && f.clientMessageId === 'over', { from: more }),
+      ).toMatchObject({ type: 'error', code: 'quota_exceeded' });
+      const erased = await api(`visitors/${encodeURIComponent(annId)}`, { method: 'DELETE' });
+      expect(erased.status).toBe(204);
+      // Her tab leaves the conversation; Bob's stays.
+      await ann.next((f) => f.type === 'session_deleted' && f.sessionId === annChat.ready.sessionId);
+      expect(bob.frames.some((f) => f.type === 'session_deleted')).toBe(false);
+      expect((await listed()).map((c) => c.sessionId)).toEqual([bobChat.ready.sessionId]);
+      expect(await listed('?q=refund')).toEqual([]);
+      expect((await api(`conversations/${annChat.ready.sessionId}`)).status).toBe(404);
+      expect(
+        (await (await api(`transcripts?from=${today}&to=${today}`)).text()).trimEnd().split('\n'),
+      ).toHaveLength(2);
+      // Her budget is forgotten too: the same browser may ask again.
+      const again = await harness.connect();
+      await chat(again, 'hello again', annChat.ready.anonymousKey);
+      expect((await listed()).map((c) => c.visitorId)).toEqual([annId, all[1]!.visitorId]);
+      // Every action is in the log, with how the owner proved it.
+      const audit = lines.map(
+        (line) => JSON.parse(line) as { admin?: string; via?: string; visitorId?: string },
+      );
+      expect(audit.filter((entry) => entry.admin === 'erase_visitor')).toEqual([
+        expect.objectContaining({ via: 'token', visitorId: annId }),
+      ]);
+      expect(audit.filter((entry) => entry.admin === 'export')).toHaveLength(3);
+    },
+    // PostgreSQL starts with the first of these: seconds on a loaded machine.
+    60_000,
+  );
 
   test('day stats: turns, visitors, tokens and their cost, errors, feedback, tool calls and failures, time to first token', async () => {
     harness = await startServer({
