@@ -115,6 +115,8 @@ describe('handoff to a person', () => {
     tab.send({ type: 'handoff' });
     expect(await tab.next((f) => f.type === 'error')).toMatchObject({ code: 'bad_frame' });
     expect((await api(`conversations/${ready.sessionId}/release`, {})).status).toBe(404);
+    // The console is told so, and offers no replies.
+    expect(await (await api('session')).json()).toEqual({});
   });
 
   test('asked, signed to the webhook, answered from the console, the model silent, released', async () => {
@@ -135,6 +137,7 @@ describe('handoff to a person', () => {
     const ready = await tab.hello(undefined, undefined, undefined, ['operator']);
     expect(ready.handoffOffered).toBe(true);
     expect(ready.handoff).toBeUndefined();
+    expect(await (await api('session')).json()).toEqual({ handoffOffered: true });
     const { sessionId, anonymousKey } = ready;
     tab.send({ type: 'send', text: 'hello' });
     await tab.turnEnd();

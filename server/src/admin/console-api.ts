@@ -66,8 +66,11 @@ export function registerConsoleApi(app: FastifyInstance, options: ConsoleApiOpti
     return reply.code(204).send();
   });
 
-  // Whether the page's cookie still holds: the page asks before it shows its login.
-  app.get(`${CONSOLE_API}/session`, { onRequest }, async () => ({}));
+  // Whether the page's cookie still holds: the page asks before it shows its login. It
+  // also says whether a person may answer (section 8): the page offers its replies and
+  // live view only then, since their routes do not exist otherwise.
+  const session = options.hub.handoffs ? { handoffOffered: true } : {};
+  app.get(`${CONSOLE_API}/session`, { onRequest }, async () => session);
 
   app.get<{ Querystring: Query }>(`${CONSOLE_API}/conversations`, { onRequest }, async (request, reply) => {
     const { q, rating, handoff, limit, cursor } = request.query;

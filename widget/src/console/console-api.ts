@@ -8,6 +8,15 @@ import type { ChatMessage } from '@aalis/protocol/client';
 
 export type Rating = 'up' | 'down';
 
+/** A person was asked for (`waiting`) or answers (`active`); absent is the model's. */
+export type HandoffState = 'waiting' | 'active';
+
+/** What the server says of the login and of itself (`GET /session`). */
+export interface ConsoleSessionInfo {
+  /** A person may answer conversations (PROTOCOL.md section 8): replies and the live view exist. */
+  handoffOffered?: boolean;
+}
+
 /** A conversation as the list shows it. */
 export interface ConversationRow {
   sessionId: string;
@@ -19,7 +28,7 @@ export interface ConversationRow {
   messageCount: number;
   rating?: Rating;
   /** A person was asked for (`waiting`) or answers (`active`). */
-  handoff?: 'waiting' | 'active';
+  handoff?: HandoffState;
 }
 
 export interface ConversationPage {
@@ -32,6 +41,7 @@ export interface ConversationPage {
 export interface ConversationQuery {
   q?: string;
   rating?: Rating;
+  handoff?: HandoffState;
   limit?: number;
   cursor?: string;
 }
@@ -87,13 +97,12 @@ export class ConsoleApi {
   /** `base` is where the API lives, `/admin/api` on the server that serves the page. */
   constructor(public base = '/admin/api') {}
 
-  /** Whether the browser holds a valid login: asked once when the page opens. */
-  async loggedIn(): Promise<boolean> {
+  /** What the server offers while the browser holds a valid login; null without one. */
+  async session(): Promise<ConsoleSessionInfo | null> {
     try {
-      await this.#request('/session');
-      return true;
+      return await this.#json<ConsoleSessionInfo>('/session');
     } catch (error) {
-      if (error instanceof LoggedOut) return false;
+      if (error instanceof LoggedOut) return null;
       throw error;
     }
   }
@@ -123,6 +132,27 @@ export class ConsoleApi {
   /** Erases everything of the visitor: its conversations, feedback and images. */
   async eraseVisitor(visitorId: string): Promise<void> {
     await this.#request(`/visitors/${encodeURIComponent(visitorId)}`, { method: 'DELETE' });
+  }
+
+  /** A person's reply (`operator` the name the visitor sees; the server's default without it). */
+  async reply(sessionId: string, text: string, operator?: string): Promise<ChatMessage> {
+    const body = JSON.stringify(operator ? { text, operator } : { text });
+    const path = `/conversations/${encodeURIComponent(sessionId)}/messages`;
+    const answer = (await (await this.#request(path, { method: 'POST', body })).json()) as {
+      message: ChatMessage;
+    };
+    return answer.message;
+  }
+
+  /** The conversation goes back to the model. */
+  async release(sessionId: string): Promise<void> {
+    const path = `/conversations/${encodeURIComponent(sessionId)}/release`;
+    await this.#request(path, { method: 'POST', body: '{}' });
+  }
+
+  /** The conversation live, as Server-Sent Events of its frames (for an `EventSource`). */
+  eventsUrl(sessionId: string): string {
+    return `${this.base}/conversations/${encodeURIComponent(sessionId)}/events`;
   }
 
   /** Where the transcripts of the range download from (a plain link: the browser saves the file). */

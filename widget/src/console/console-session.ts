@@ -15,6 +15,8 @@ export class ConsoleSession implements ReactiveController {
   error = '';
   /** A login or logout is on its way: its button waits. */
   busy = false;
+  /** The server lets a person answer (its replies and live view exist): known once in. */
+  handoffOffered = false;
 
   readonly #host: ReactiveControllerHost;
   readonly #api: ConsoleApi;
@@ -36,8 +38,10 @@ export class ConsoleSession implements ReactiveController {
     this.#set({ busy: true, error: '' });
     try {
       await this.#api.login(token);
-      this.#set({ busy: false });
-      this.#enter('in');
+      // What the server offers comes with the session, which the login has just made.
+      const info = await this.#api.session();
+      this.#set({ busy: false, handoffOffered: info?.handoffOffered === true });
+      this.#enter(info ? 'in' : 'out');
     } catch (error) {
       this.#set({ busy: false, error: failureText(error) });
     }
@@ -65,9 +69,21 @@ export class ConsoleSession implements ReactiveController {
     this.#enter('out');
   }
 
+  /** Something was refused without saying why (the live view's stream): whether the login holds. */
+  async recheck(): Promise<void> {
+    if (this.state !== 'in') return;
+    try {
+      if (!(await this.#api.session())) this.ended(new LoggedOut().message);
+    } catch {
+      // The server cannot say: the page stays, and the part that failed says so itself.
+    }
+  }
+
   async #check(): Promise<void> {
     try {
-      this.#enter((await this.#api.loggedIn()) ? 'in' : 'out');
+      const info = await this.#api.session();
+      this.handoffOffered = info?.handoffOffered === true;
+      this.#enter(info ? 'in' : 'out');
     } catch (error) {
       // The server cannot say: the form, with why, rather than a page that waits forever.
       this.#set({ error: failureText(error) });
@@ -81,7 +97,7 @@ export class ConsoleSession implements ReactiveController {
     this.#changed(state);
   }
 
-  #set(values: Partial<Pick<ConsoleSession, 'error' | 'busy'>>): void {
+  #set(values: Partial<Pick<ConsoleSession, 'error' | 'busy' | 'handoffOffered'>>): void {
     Object.assign(this, values);
     this.#host.requestUpdate();
   }

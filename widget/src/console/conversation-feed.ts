@@ -1,11 +1,18 @@
 /**
  * The list of conversations as the owner filters it: the words searched (`q`), the
- * rating, and the pages loaded so far ("Load more" follows the server's cursor). A
+ * rating, whether a person is asked for or answers, and the pages loaded so far ("Load more" follows the server's cursor). A
  * change of filter starts again from the first page; an answer to an older filter that
  * arrives late is dropped, so the list always matches what the form says.
  */
 import type { ReactiveControllerHost } from 'lit';
-import { LoggedOut, failureText, type ConsoleApi, type ConversationRow, type Rating } from './console-api.js';
+import {
+  LoggedOut,
+  failureText,
+  type ConsoleApi,
+  type ConversationRow,
+  type HandoffState,
+  type Rating,
+} from './console-api.js';
 
 /** How many conversations a page asks for. */
 export const PAGE_SIZE = 50;
@@ -14,10 +21,14 @@ export interface FeedFilter {
   q: string;
   /** `''` for all. */
   rating: Rating | '';
+  /** `''` for all. */
+  handoff: HandoffState | '';
 }
 
+const NO_FILTER: FeedFilter = { q: '', rating: '', handoff: '' };
+
 export class ConversationFeed {
-  filter: FeedFilter = { q: '', rating: '' };
+  filter: FeedFilter = NO_FILTER;
   rows: ConversationRow[] = [];
   /** The cursor to the next page, when there may be one. */
   next: string | undefined;
@@ -40,7 +51,7 @@ export class ConversationFeed {
 
   /** The first page for `filter` (the current one by default, e.g. after an erasure). */
   reload(filter: FeedFilter = this.filter): Promise<void> {
-    this.filter = { q: filter.q.trim(), rating: filter.rating };
+    this.filter = { ...filter, q: filter.q.trim() };
     this.rows = [];
     this.next = undefined;
     this.loaded = false;
@@ -53,10 +64,23 @@ export class ConversationFeed {
     return this.#load(this.next);
   }
 
+  /**
+   * The open conversation's handoff changed (its live view said so): its row says it at
+   * once, rather than the list being asked again and the owner's place in it lost.
+   */
+  handoffChanged(sessionId: string, handoff: HandoffState | undefined): void {
+    const row = this.rows.find((one) => one.sessionId === sessionId);
+    if (!row || row.handoff === handoff) return;
+    const { handoff: _was, ...rest } = row;
+    const changed = handoff ? { ...rest, handoff } : rest;
+    this.rows = this.rows.map((one) => (one === row ? changed : one));
+    this.#host.requestUpdate();
+  }
+
   /** Forgets everything shown: the owner logged out. */
   clear(): void {
     this.#generation++;
-    Object.assign(this, { filter: { q: '', rating: '' }, rows: [], next: undefined });
+    Object.assign(this, { filter: NO_FILTER, rows: [], next: undefined });
     Object.assign(this, { loading: false, loaded: false, error: '' });
     this.#host.requestUpdate();
   }
@@ -67,11 +91,12 @@ export class ConversationFeed {
     this.error = '';
     this.#host.requestUpdate();
     try {
-      const { q, rating } = this.filter;
+      const { q, rating, handoff } = this.filter;
       const page = await this.#api.conversations({
         limit: PAGE_SIZE,
         ...(q ? { q } : {}),
         ...(rating ? { rating } : {}),
+        ...(handoff ? { handoff } : {}),
         ...(cursor ? { cursor } : {}),
       });
       if (generation !== this.#generation) return;

@@ -1,7 +1,8 @@
 /**
  * The conversation the owner opened from the list, read whole, and the erasure of its
  * visitor: asked first (the visitor's id shown, since everything of that visitor goes,
- * not only this conversation), then done, then the list is asked again.
+ * not only this conversation), then done, then the list is asked again. What follows the
+ * open conversation (its live view, the reply being written) hears of each change.
  */
 import type { ReactiveControllerHost } from 'lit';
 import { LoggedOut, failureText, type ArchivedConversation, type ConsoleApi } from './console-api.js';
@@ -10,6 +11,8 @@ export interface OpenConversationCallbacks {
   loggedOut(error: LoggedOut): void;
   /** The visitor is gone: the list must be asked again. */
   erased(visitorId: string): void;
+  /** Another conversation is open, or none (undefined). */
+  changed(sessionId: string | undefined): void;
 }
 
 export class OpenConversation {
@@ -78,9 +81,12 @@ export class OpenConversation {
   }
 
   #reset(values: Partial<Pick<OpenConversation, 'sessionId' | 'loading' | 'notice'>>): void {
+    const before = this.sessionId;
     Object.assign(this, { sessionId: undefined, conversation: undefined, loading: false });
     Object.assign(this, { error: '', erase: undefined, notice: '' }, values);
     this.#host.requestUpdate();
+    // Opened again (a click on its row once more) counts too: its live view starts afresh.
+    if (before !== undefined || this.sessionId !== undefined) this.#callbacks.changed(this.sessionId);
   }
 
   #set(values: Partial<Pick<OpenConversation, 'erase' | 'error'>>): void {

@@ -7,15 +7,23 @@
  *
  * Erasing the visitor asks first, in place, naming the visitor: everything of theirs
  * goes, not only this conversation.
+ *
+ * Where the server lets a person answer, the conversation is live (conversation-live.ts):
+ * what its tabs get is added as it comes, to a `role="log"` that announces each finished
+ * message once; the answer being written shows under it, outside the log, so that it is
+ * not read out word by word. The handoff's line is on top and the reply box at the end
+ * (handoff-panel.ts).
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import type { ChatMessage, ImageRef, Part } from '@aalis/protocol/client';
+import { repeat } from 'lit/directives/repeat.js';
+import type { ChatMessage, ImageRef, Part, TurnView } from '@aalis/protocol/client';
 import { renderToolCall } from '../components/tool-card/tool-call-block.js';
 import type { Strings } from '../i18n/strings.js';
 import { onEscape } from '../shared/escape.js';
 import { closeIcon, thumbDownIcon, thumbUpIcon } from '../shared/icons.js';
 import type { ArchivedConversation } from './console-api.js';
 import { formatCount, formatDateTime } from './days.js';
+import { renderHandoffState, renderReplyBox, type HandoffPanel } from './handoff-panel.js';
 import type { OpenConversation } from './open-conversation.js';
 
 export interface TranscriptHandlers {
@@ -31,10 +39,12 @@ export interface TranscriptContext {
   imageUrl(id: string): string;
 }
 
+/** `panel`: where a person may answer, the live view and the reply box. */
 export function renderTranscript(
   open: OpenConversation,
   context: TranscriptContext,
   on: TranscriptHandlers,
+  panel?: HandoffPanel,
 ): TemplateResult {
   const { conversation } = open;
   return html`<section
@@ -51,7 +61,7 @@ export function renderTranscript(
     </header>
     ${open.loading ? html`<p class="note" role="status">Loading…</p>` : nothing}
     ${open.error ? html`<p class="error" role="alert">${open.error}</p>` : nothing}
-    ${conversation ? renderConversation(conversation, open, context, on) : nothing}
+    ${conversation ? renderConversation(conversation, open, context, on, panel) : nothing}
   </section>`;
 }
 
@@ -60,9 +70,13 @@ function renderConversation(
   open: OpenConversation,
   context: TranscriptContext,
   on: TranscriptHandlers,
+  panel: HandoffPanel | undefined,
 ): TemplateResult {
   const { visitorId } = conversation;
-  return html`<dl class="facts">
+  const messages = panel ? panel.live.messages(conversation.messages) : conversation.messages;
+  const turn = panel?.live.view.turn;
+  return html`${panel ? renderHandoffState(panel) : nothing}
+    <dl class="facts">
       <dt>Visitor</dt>
       <dd class="visitor-id">${visitorId ?? 'unknown (from before visitors were kept)'}</dd>
       <dt>Started</dt>
@@ -79,13 +93,27 @@ function renderConversation(
             </div>`
         : nothing
     }
-    ${
-      conversation.messages.length
-        ? html`<ol class="messages" aria-label="Messages">
-            ${conversation.messages.map((message) => renderMessage(message, context))}
-          </ol>`
-        : html`<p class="note">No message in this conversation.</p>`
-    }`;
+    ${messages.length || turn ? nothing : html`<p class="note">No message in this conversation.</p>`}
+    <div class="log" role="log" aria-live="polite" aria-relevant="additions" aria-label="Messages">
+      <ol class="messages">
+        ${repeat(
+          messages,
+          (message) => message.id,
+          (message) => renderMessage(message, context),
+        )}
+      </ol>
+    </div>
+    ${turn ? renderWriting(turn, context) : nothing} ${panel ? renderReplyBox(panel) : nothing}`;
+}
+
+/** The model's answer while it is written: what came so far, not yet a message. */
+function renderWriting(turn: TurnView, context: TranscriptContext): TemplateResult {
+  return html`<div class="message assistant writing" aria-busy="true">
+    <p class="meta"><span class="who">Assistant</span><span class="badge">writing…</span></p>
+    <div class="bubble assistant">
+      ${turn.parts.length ? turn.parts.map((part) => renderPart(part, context.strings)) : html`<p class="text">…</p>`}
+    </div>
+  </div>`;
 }
 
 function renderEraseQuestion(visitorId: string, erasing: boolean, on: TranscriptHandlers): TemplateResult {
