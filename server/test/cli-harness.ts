@@ -75,6 +75,14 @@ export async function startCli(
     ...(cwd ? { cwd } : {}),
   });
   const watched = watchOutput(child);
-  const started = await watched.waitForOutput(/aalis-server: listening on (http:\/\/[^\s]+)/);
-  return { child, base: started[1]!, ...watched };
+  try {
+    // A start takes about a second alone; on a loaded machine (npm test runs its steps
+    // beside each other) it has taken over 10 s.
+    const started = await watched.waitForOutput(/aalis-server: listening on (http:\/\/[^\s]+)/, 30_000);
+    return { child, base: started[1]!, ...watched };
+  } catch (error) {
+    // A start that failed or never said where it listens must not outlive the test.
+    child.kill('SIGKILL');
+    throw error;
+  }
 }
