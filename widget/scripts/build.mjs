@@ -44,52 +44,41 @@ await build({
   },
 });
 
-// Not library mode: Vite leaves an 'es' library unminified, and this file is for browsers.
-await build({
-  ...shared,
-  plugins: [minifyTemplatesPlugin()],
-  build: {
-    outDir: 'dist',
-    emptyOutDir: false,
-    target: BROWSER_TARGET,
-    // NO_MINIFY=1 keeps the names, for a profile (bench/resume.mjs with RESUME_PROFILE=1).
-    minify: !process.env.NO_MINIFY,
-    modulePreload: false,
-    copyPublicDir: false,
-    rolldownOptions: {
-      input: 'src/index.ts',
-      preserveEntrySignatures: 'exports-only',
-      // marked (src/markdown/lexer.ts), the challenge's provider (src/controllers/challenge.ts)
-      // and the views of src/shared/lazy-view.ts are loaded lazily: each its own file, next to
-      // this one.
-      output: {
-        format: 'es',
-        entryFileNames: 'aalis-chat.js',
-        chunkFileNames: ({ name }) => `aalis-chat-${name.replace(/\.esm$/, '')}.js`,
+/**
+ * A minified file for a `<script type=module>` tag (not library mode: Vite leaves an 'es'
+ * library unminified, and these files are for browsers), from `input`, with `output`'s names.
+ */
+const scriptBuild = (input, output) =>
+  build({
+    ...shared,
+    plugins: [minifyTemplatesPlugin()],
+    build: {
+      outDir: 'dist',
+      emptyOutDir: false,
+      target: BROWSER_TARGET,
+      // NO_MINIFY=1 keeps the names, for a profile (bench/resume.mjs with RESUME_PROFILE=1).
+      minify: !process.env.NO_MINIFY,
+      modulePreload: false,
+      copyPublicDir: false,
+      rolldownOptions: {
+        input,
+        preserveEntrySignatures: 'exports-only',
+        output: { format: 'es', ...output },
       },
     },
-  },
+  });
+
+// marked (src/markdown/lexer.ts), the challenge's provider (src/controllers/challenge.ts)
+// and the views of src/shared/lazy-view.ts are loaded lazily: each its own file, next to
+// this one.
+await scriptBuild('src/index.ts', {
+  entryFileNames: 'aalis-chat.js',
+  chunkFileNames: ({ name }) => `aalis-chat-${name.replace(/\.esm$/, '')}.js`,
 });
 
 // One file, nothing loaded later: the console is one page, opened now and then, and the
 // server serves this file alone.
-await build({
-  ...shared,
-  plugins: [minifyTemplatesPlugin()],
-  build: {
-    outDir: 'dist',
-    emptyOutDir: false,
-    target: BROWSER_TARGET,
-    minify: !process.env.NO_MINIFY,
-    modulePreload: false,
-    copyPublicDir: false,
-    rolldownOptions: {
-      input: 'src/console-entry.ts',
-      preserveEntrySignatures: 'exports-only',
-      output: { format: 'es', entryFileNames: 'aalis-console.js', codeSplitting: false },
-    },
-  },
-});
+await scriptBuild('src/console-entry.ts', { entryFileNames: 'aalis-console.js', codeSplitting: false });
 
 execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
 console.log(
