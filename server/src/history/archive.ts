@@ -149,6 +149,26 @@ export function messageText(message: Pick<ChatMessage, 'parts'>): string {
     .join('\n');
 }
 
+/** A verdict as the databases rank a conversation's answers: the highest wins, 0 for none. */
+export const RATING_RANK = { up: 1, down: 2 } as const;
+
+/** The verdict a rank stands for. */
+export function ratingOfRank(rank: number): 'up' | 'down' | undefined {
+  return rank === RATING_RANK.down ? 'down' : rank === RATING_RANK.up ? 'up' : undefined;
+}
+
+/**
+ * A page of a listing read with one row more than `limit`: that row, when there, says a
+ * next page exists, which starts after the page's last conversation.
+ */
+export function listingPage(listings: ConversationListing[], limit: number): ConversationListingPage {
+  const conversations = listings.slice(0, limit);
+  const last = conversations.at(-1);
+  return listings.length > limit && last
+    ? { conversations, next: { lastAt: last.lastAt, sessionId: last.sessionId } }
+    : { conversations };
+}
+
 /** `down` over `up` over none: what the list shows of a conversation's verdicts. */
 export function ratingOf(messages: readonly Pick<ChatMessage, 'feedback'>[]): 'up' | 'down' | undefined {
   let rating: 'up' | undefined;

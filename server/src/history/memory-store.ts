@@ -17,6 +17,7 @@ import {
 } from './store.js';
 import {
   isAfter,
+  listingPage,
   messageText,
   ratingOf,
   searchWords,
@@ -239,11 +240,7 @@ export class MemoryHistoryStore implements HistoryStore, ConversationArchive {
       found.push(listing);
     }
     found.sort((a, b) => b.lastAt - a.lastAt || compareText(b.sessionId, a.sessionId));
-    const conversations = found.slice(0, query.limit);
-    const last = conversations.at(-1);
-    return found.length > query.limit && last
-      ? { conversations, next: { lastAt: last.lastAt, sessionId: last.sessionId } }
-      : { conversations };
+    return listingPage(found, query.limit);
   }
 
   async conversation(sessionId: string): Promise<ArchivedConversation | undefined> {

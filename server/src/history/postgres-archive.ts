@@ -11,6 +11,9 @@
 import type { ChatMessage, Handoff } from '@aalis/protocol';
 import type pg from 'pg';
 import {
+  listingPage,
+  RATING_RANK,
+  ratingOfRank,
   ARCHIVE_PAGE,
   searchWords,
   type ArchivedConversation,
@@ -22,9 +25,6 @@ import {
   type TurnTiming,
 } from './archive.js';
 import { inTransaction } from './postgres-store.js';
-
-/** A session's verdict as the messages' `rating` column has it: the highest wins. */
-const RATINGS = { up: 1, down: 2 } as const;
 
 /** The listing's order, newest activity first; the index sessions_by_activity has it. */
 const ACTIVITY = 'coalesce(s.last_at, s.created_at)';
@@ -82,7 +82,7 @@ export class PostgresArchive implements ConversationArchive {
       // so they hold no tsquery syntax; they go as a parameter all the same.
       where.push(`s.id IN (SELECT session_id FROM messages
                             WHERE words @@ to_tsquery('simple', ${param(words.map((w) => `${w}:*`).join(' & '))}))`);
-    if (query.rating) where.push(`m.rating = ${param(RATINGS[query.rating])}`);
+    if (query.rating) where.push(`m.rating = ${param(RATING_RANK[query.rating])}`);
     if (query.handoff) where.push(`s.handoff_state = ${param(query.handoff)}`);
     const { rows } = await this.pool.query<ListingRow>(
       `SELECT s.id, s.owner, s.created_at, ${ACTIVITY} AS last_at, m.message_count, m.rating,
@@ -96,11 +96,7 @@ export class PostgresArchive implements ConversationArchive {
       params,
     );
     // One row more than asked for tells whether a next page exists.
-    const conversations = rows.slice(0, query.limit).map(listingOf);
-    const last = conversations.at(-1);
-    return rows.length > query.limit && last
-      ? { conversations, next: { lastAt: last.lastAt, sessionId: last.sessionId } }
-      : { conversations };
+    return listingPage(rows.map(listingOf), query.limit);
   }
 
   async conversation(sessionId: string): Promise<ArchivedConversation | undefined> {
@@ -263,7 +259,7 @@ async function erase(client: pg.PoolClient, where: string, param: string | numbe
 }
 
 function listingOf(row: ListingRow): ConversationListing {
-  const rating = row.rating === RATINGS.down ? 'down' : row.rating === RATINGS.up ? 'up' : undefined;
+  const rating = ratingOfRank(row.rating);
   return {
     sessionId: row.id,
     visitorId: row.owner,

@@ -7,6 +7,9 @@
  */
 import type { ChatMessage, Handoff } from '@aalis/protocol';
 import {
+  listingPage,
+  RATING_RANK,
+  ratingOfRank,
   searchWords,
   ARCHIVE_PAGE,
   type ArchivedConversation,
@@ -29,8 +32,6 @@ const CREATED_AT = (body: string) => `json_extract(${body}, '$.createdAt')`;
 /** 2 when any answer of the session was rated down, 1 when one was rated up, else 0. */
 const RATING = `(SELECT coalesce(max(CASE json_extract(m.body, '$.feedback.rating')
   WHEN 'down' THEN 2 WHEN 'up' THEN 1 ELSE 0 END), 0) FROM messages m WHERE m.session_id = s.id)`;
-
-const RATINGS = { up: 1, down: 2 } as const;
 
 /**
  * Contentless (the text is in `messages` already) with deletes, its rowid the message's
@@ -114,7 +115,7 @@ export class SqliteArchive implements ConversationArchive {
     }
     if (query.rating) {
       where.push(`${RATING} = ?`);
-      params.push(RATINGS[query.rating]);
+      params.push(RATING_RANK[query.rating]);
     }
     if (query.handoff) {
       where.push(`json_extract(s.handoff, '$.state') = ?`);
@@ -131,11 +132,7 @@ export class SqliteArchive implements ConversationArchive {
           LIMIT ?`,
       )
       .all(...params, query.limit + 1) as unknown as ListingRow[];
-    const conversations = rows.slice(0, query.limit).map(listingOf);
-    const last = conversations.at(-1);
-    return rows.length > query.limit && last
-      ? { conversations, next: { lastAt: last.lastAt, sessionId: last.sessionId } }
-      : { conversations };
+    return listingPage(rows.map(listingOf), query.limit);
   }
 
   async conversation(sessionId: string): Promise<ArchivedConversation | undefined> {
@@ -287,7 +284,7 @@ export class SqliteArchive implements ConversationArchive {
 }
 
 function listingOf(row: ListingRow): ConversationListing {
-  const rating = row.rating === 2 ? 'down' : row.rating === 1 ? 'up' : undefined;
+  const rating = ratingOfRank(row.rating);
   return {
     sessionId: row.id,
     visitorId: row.owner,
