@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { watchOutput } from '../../server/test/cli-harness.js';
 import { freePort } from './e2e-harness.js';
+import { WIDGET_PARTS } from '../../server/src/transport/widget-file.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 const project = mkdtempSync(join(tmpdir(), 'aalis-installed-'));
@@ -106,25 +107,23 @@ async function serve(
   return base;
 }
 
-test('npx aalis-server serves the widget and health from the installed packages', async () => {
-  const base = await serve('npx', ['aalis-server'], { AALIS_DATA_DIR: join(project, 'data') });
+test('npx aalis-server serves the widget, its parts, the console and health from the installed packages', async () => {
+  const base = await serve('npx', ['aalis-server'], {
+    AALIS_DATA_DIR: join(project, 'data'),
+    AALIS_ADMIN_TOKEN: 'owner-token-0123456789',
+  });
   expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ ok: true });
   const script = await fetch(`${base}/aalis-chat.js`);
   expect(script.status).toBe(200);
   expect(await script.text()).toContain('aalis-chat');
   // And the parts it loads from beside itself: the package carries them.
-  for (const part of [
-    'aalis-chat-marked.js',
-    'aalis-chat-challenge-provider.js',
-    'aalis-chat-elicitation-element.js',
-    'aalis-chat-mcp-app-element.js',
-    'aalis-chat-approval-cards.js',
-    'aalis-chat-handoff-view.js',
-    'aalis-chat-conversations-view.js',
-    'aalis-chat-versions-view.js',
-    'aalis-chat-feedback-form.js',
-  ])
-    expect((await fetch(`${base}/${part}`)).status).toBe(200);
+  for (const part of WIDGET_PARTS)
+    expect([part, (await fetch(`${base}/${part}`)).status]).toEqual([part, 200]);
+  // The owner's console: its page, and its script from the installed widget package.
+  expect((await fetch(`${base}/admin`)).status).toBe(200);
+  const consoleScript = await fetch(`${base}/admin/aalis-console.js`);
+  expect(consoleScript.status).toBe(200);
+  expect(await consoleScript.text()).toContain('aalis-console');
 }, 60_000);
 
 test('the Fastify plugin runs in a ten-line app', async () => {
