@@ -77,6 +77,8 @@ interface ListingRow {
 
 export class SqliteArchive implements ConversationArchive {
   readonly #db: Database;
+  /** Prepared once: it runs at the end of every turn. */
+  readonly #recordTurn;
 
   /** Adds the index and the triggers to the file (once), filling them from what it holds. */
   constructor(db: Database) {
@@ -95,6 +97,12 @@ export class SqliteArchive implements ConversationArchive {
       db.exec(`UPDATE sessions SET last_at =
                  (SELECT max(${CREATED_AT('body')}) FROM messages WHERE session_id = sessions.id)`);
     });
+    // Only for an answer stored: one erased (or never stored) leaves no timing behind.
+    this.#recordTurn = db.prepare(
+      `INSERT OR REPLACE INTO turn_timings (message_id, session_id, at, first_token_ms, model)
+       SELECT @messageId, @sessionId, @at, @firstTokenMs, @model
+        WHERE EXISTS (SELECT 1 FROM messages WHERE id = @messageId AND session_id = @sessionId)`,
+    );
   }
 
   async conversations(query: ConversationQuery): Promise<ConversationListingPage> {
@@ -183,21 +191,7 @@ export class SqliteArchive implements ConversationArchive {
   }
 
   async recordTurn(timing: TurnTiming): Promise<void> {
-    this.#db
-      .prepare(
-        // Only for an answer stored: one erased (or never stored) leaves no timing behind.
-        `INSERT OR REPLACE INTO turn_timings (message_id, session_id, at, first_token_ms, model)
-         SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM messages WHERE id = ? AND session_id = ?)`,
-      )
-      .run(
-        timing.messageId,
-        timing.sessionId,
-        timing.at,
-        timing.firstTokenMs,
-        timing.model,
-        timing.messageId,
-        timing.sessionId,
-      );
+    this.#recordTurn.run({ ...timing });
   }
 
   async *timings(from: number, to: number): AsyncIterable<TurnTiming> {

@@ -29,9 +29,12 @@ export class HubHandoffs {
     this.#desk = new HandoffDesk(settings, (sessionId, frame) => broadcast.share(sessionId, frame), now);
   }
 
-  /** What `ready` says of handoffs: offered, and the conversation's own when it has one. */
-  async readyFields(sessionId: string): Promise<{ handoffOffered: true; handoff?: Handoff }> {
-    const handoff = await this.#desk.state(sessionId);
+  /**
+   * What `ready` says of handoffs: offered, and the conversation's own when it has one (a
+   * new session has none: it is not read for).
+   */
+  async readyFields(sessionId: string, known: boolean): Promise<{ handoffOffered: true; handoff?: Handoff }> {
+    const handoff = known ? await this.#desk.state(sessionId) : undefined;
     return { handoffOffered: true, ...(handoff ? { handoff } : {}) };
   }
 

@@ -180,7 +180,7 @@ export class SessionHub {
         }
       }
       // Read before the peer joins: nothing may reach it before its `ready`.
-      const handoff = this.#handoffs ? await this.#handoffs.readyFields(sessionId) : {};
+      const handoff = this.#handoffs ? await this.#handoffs.readyFields(sessionId, known) : {};
       session.peers.add(peer);
       const serverTime = this.#settings.now();
       this.#broadcast.toPeer(peer, {
