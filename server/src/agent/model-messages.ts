@@ -14,6 +14,7 @@ import { imagesOf } from './cap-result.js';
 import type { Part, ToolCallPart } from '@aalis/protocol';
 import type { ModelMessage, RoundReplay, ToolImage } from '../providers/core/types.js';
 import type { StoredMessage } from './stored-message.js';
+import { textOf } from '../history/store.js';
 
 /** What the model is told about a call that never finished (an aborted or failed turn). */
 const UNFINISHED = 'Error: this tool call did not finish (the turn was interrupted).';
@@ -118,10 +119,6 @@ function assistantRounds({ parts, rounds = [] }: StoredMessage): ModelMessage[] 
   flush();
   return out;
 }
-
-/** The text (or the reasoning) of a message's parts, joined. */
-export const textOf = (parts: readonly Part[], type: 'text' | 'reasoning'): string =>
-  parts.map((p) => (p.type === type ? p.text : '')).join('');
 
 /**
  * The arguments are kept as the text the model wrote, and sent back as they are; a

@@ -8,6 +8,7 @@
  * a scan in JavaScript; an export is read in pages, so a month of it never sits in memory.
  */
 import type { ChatMessage, Handoff } from '@aalis/protocol';
+import { textOf } from './store.js';
 
 /** The most conversations one listing returns. */
 export const MAX_LISTING = 100;
@@ -141,12 +142,9 @@ export async function* transcriptOf(messages: AsyncIterable<ArchivedMessage>): A
   }
 }
 
-/** The words of a message a person reads: its text parts. */
+/** The words of a message a person reads: its text parts, a line between them. */
 export function messageText(message: Pick<ChatMessage, 'parts'>): string {
-  return message.parts
-    .map((part) => (part.type === 'text' ? part.text : ''))
-    .filter(Boolean)
-    .join('\n');
+  return textOf(message.parts, 'text', '\n');
 }
 
 /** A verdict as the databases rank a conversation's answers: the highest wins, 0 for none. */

@@ -8,7 +8,7 @@
  * on: the mark is never overwritten, and the history never holds a question nobody
  * answered.
  */
-import { ErrorCode, type ChatMessage, type Feedback, type ImageRef } from '@aalis/protocol';
+import { ErrorCode, type ChatMessage, type Feedback, type ImageRef, type Part } from '@aalis/protocol';
 
 export interface HistoryPage {
   /** Oldest first. */
@@ -137,11 +137,16 @@ export interface SessionSummary {
 /** Longest title derived from a first question. */
 export const TITLE_CHARS = 80;
 
+/**
+ * The text (or the reasoning) of a message's parts, joined (by `separator`: an export puts
+ * a line between the texts a tool call split).
+ */
+export const textOf = (parts: readonly Part[], type: 'text' | 'reasoning', separator = ''): string =>
+  parts.flatMap((p) => (p.type === type && p.text ? [p.text] : [])).join(separator);
+
 /** The title a session without a name of its own gets: its first question's start, on one line. */
 export function titleFrom(firstQuestion: ChatMessage | undefined): string {
-  const text = (firstQuestion?.parts ?? [])
-    .map((p) => (p.type === 'text' ? p.text : ''))
-    .join('')
+  const text = textOf(firstQuestion?.parts ?? [], 'text')
     .replace(/\s+/g, ' ')
     .trim();
   return text.length > TITLE_CHARS ? `${text.slice(0, TITLE_CHARS - 1)}…` : text;

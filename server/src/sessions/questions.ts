@@ -4,7 +4,7 @@
  * checks (the last exchange) cannot change before the turn begins.
  */
 import { ErrorCode, type ChatMessage, type ImageRef } from '@aalis/protocol';
-import { textOf } from '../agent/model-messages.js';
+import { textOf } from '../history/store.js';
 import type { HistoryStore } from '../history/store.js';
 import type { ImageAttachments } from '../images/attachments.js';
 
